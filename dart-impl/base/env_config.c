@@ -1,0 +1,130 @@
+#include "env_config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+struct choice {
+  const char *name;
+  int         value;
+};
+
+static const struct choice log_levels[] = {
+  { "error", LOG_LEVEL_ERROR }, { "warn", LOG_LEVEL_WARN },
+  { "info", LOG_LEVEL_INFO },   { "debug", LOG_LEVEL_DEBUG },
+  { "trace", LOG_LEVEL_TRACE }, { NULL, 0 }
+};
+static const struct choice on_off[] = {
+  { "on", 1 }, { "off", 0 }, { "1", 1 }, { "0", 0 }, { NULL, 0 }
+};
+static const struct choice bootstrap_modes[] = {
+  { "node-roots", BOOTSTRAP_NODE_ROOTS }, { "naive", BOOTSTRAP_NAIVE },
+  { "on-demand", BOOTSTRAP_ON_DEMAND },   { NULL, 0 }
+};
+static const struct choice lock_modes[] = {
+  { "hybrid", LOCK_MODE_HYBRID },   { "cpu", LOCK_MODE_CPU },
+  { "mpi-mcs", LOCK_MODE_MPI_MCS }, { "mpi-win-lock", LOCK_MODE_MPI_WIN_LOCK },
+  { NULL, 0 }
+};
+
+static const char *const known_variables[] = {
+  "DART_LOG_LEVEL", "DART_SHM_PATH", "DART_UNITS_PER_NODE",
+  "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT", NULL
+};
+
+static int read_choice(const char *var, const struct choice *choices,
+                       int *value, char *why, size_t why_len)
+{
+  const char *text = getenv(var);
+  if (text == NULL || text[0] == '\0') {
+    return 0; /* keep the default */
+  }
+  for (const struct choice *c = choices; c->name != NULL; ++c) {
+    if (strcmp(text, c->name) == 0) {
+      *value = c->value;
+      return 0;
+    }
+  }
+  int used = snprintf(why, why_len, "%s='%s' is not one of:", var, text);
+  for (const struct choice *c = choices; c->name != NULL && used >= 0 &&
+                                         (size_t)used < why_len; ++c) {
+    used += snprintf(why + used, why_len - (size_t)used, " %s", c->name);
+  }
+  return -1;
+}
+
+static int read_int(const char *var, int min, int max, int *value,
+                    char *why, size_t why_len)
+{
+  const char *text = getenv(var);
+  if (text == NULL || text[0] == '\0') {
+    return 0;
+  }
+  char *end = NULL;
+  errno = 0;
+  long parsed = strtol(text, &end, 10);
+  if (errno != 0 || *end != '\0' || parsed < min || parsed > max) {
+    snprintf(why, why_len, "%s='%s' is not an integer in [%d, %d]", var,
+             text, min, max);
+    return -1;
+  }
+  *value = (int)parsed;
+  return 0;
+}
+
+static void warn_unknown_variables(void)
+{
+  for (char **entry = environ; entry != NULL && *entry != NULL; ++entry) {
+    if (strncmp(*entry, "DART_", 5) != 0) {
+      continue;
+    }
+    size_t name_len = strcspn(*entry, "=");
+    int known = 0;
+    for (const char *const *k = known_variables; *k != NULL; ++k) {
+      if (strlen(*k) == name_len && strncmp(*entry, *k, name_len) == 0) {
+        known = 1;
+        break;
+      }
+    }
+    if (!known) {
+      LOG_WARN("dart_init", "ignoring unknown environment variable %.*s",
+               (int)name_len, *entry);
+    }
+  }
+}
+
+int env_config_read(struct env_config *cfg, char *why, size_t why_len)
+{
+  int log_level = LOG_LEVEL_WARN;
+  int shm = 1;
+  int bootstrap = BOOTSTRAP_NODE_ROOTS;
+  int lock = LOCK_MODE_HYBRID;
+  int units_per_node = 0;
+  int count_limit = INT_MAX;
+
+  if (read_choice("DART_LOG_LEVEL", log_levels, &log_level, why, why_len) ||
+      read_choice("DART_SHM_PATH", on_off, &shm, why, why_len) ||
+      read_choice("DART_BOOTSTRAP", bootstrap_modes, &bootstrap, why,
+                  why_len) ||
+      read_choice("DART_LOCK_MODE", lock_modes, &lock, why, why_len) ||
+      read_int("DART_UNITS_PER_NODE", 0, INT_MAX, &units_per_node, why,
+               why_len) ||
+      read_int("DART_MPI_COUNT_LIMIT", 1, INT_MAX, &count_limit, why,
+               why_len)) {
+    return -1;
+  }
+  cfg->log_level          = (enum log_level)log_level;
+  cfg->shared_memory_path = shm != 0;
+  cfg->units_per_node     = units_per_node;
+  cfg->bootstrap          = (enum bootstrap_mode)bootstrap;
+  cfg->lock_mode          = (enum lock_mode)lock;
+  cfg->mpi_count_limit    = count_limit;
+  /* The level must be in force before the warnings below are filtered. */
+  log_set_level(cfg->log_level);
+  warn_unknown_variables();
+  return 0;
+}

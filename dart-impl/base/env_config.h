@@ -1,0 +1,39 @@
+/* Run-time switches from the environment, read once at dart_init.
+ * Each switch exists so a design choice can be measured against its
+ * alternative inside one build; the README documents them all. */
+#ifndef DART_BASE_ENV_CONFIG_H
+#define DART_BASE_ENV_CONFIG_H
+
+#include "logging.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum bootstrap_mode {
+  BOOTSTRAP_NODE_ROOTS,  /* node roots exchange node tables (default) */
+  BOOTSTRAP_NAIVE,       /* every unit allgathers every record */
+  BOOTSTRAP_ON_DEMAND    /* remote records fetched on first use */
+};
+
+enum lock_mode {
+  LOCK_MODE_HYBRID,      /* CPU atomics in a node, MPI across (default) */
+  LOCK_MODE_CPU,         /* CPU atomics only (single-node teams) */
+  LOCK_MODE_MPI_MCS,     /* MCS queue lock on MPI atomics */
+  LOCK_MODE_MPI_WIN_LOCK /* MPI_Win_lock(MPI_LOCK_EXCLUSIVE) */
+};
+
+struct env_config {
+  enum log_level      log_level;         /* DART_LOG_LEVEL */
+  bool                shared_memory_path;/* DART_SHM_PATH */
+  int                 units_per_node;    /* DART_UNITS_PER_NODE, 0 = real */
+  enum bootstrap_mode bootstrap;         /* DART_BOOTSTRAP */
+  enum lock_mode      lock_mode;         /* DART_LOCK_MODE */
+  int                 mpi_count_limit;   /* DART_MPI_COUNT_LIMIT */
+};
+
+/* Fills `cfg` from the environment. Returns 0, or -1 with a message in
+ * `why` naming the variable and the values it accepts. Unknown DART_*
+ * variables are reported as warnings (likely typos), not errors. */
+int env_config_read(struct env_config *cfg, char *why, size_t why_len);
+
+#endif

@@ -1,0 +1,301 @@
+/* Collectives on a team's communicator. Counts of any size: blocks go as
+ * one large-count datatype, reductions are cut into chunks. */
+#include "datatype.h"
+#include "large_count.h"
+#include "operation.h"
+#include "runtime.h"
+#include "team.h"
+
+#include <dash/dart/if/dart_communication.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static dart_ret_t check_root(const char *call, const struct team *team,
+                             dart_team_unit_t root)
+{
+  if (root.id < 0 || root.id >= team->size) {
+    return report_error(DART_ERR_INVAL, call,
+                        "root %d is not in [0, %d) of team %d", (int)root.id,
+                        team->size, (int)team->id);
+  }
+  return DART_OK;
+}
+
+static dart_ret_t check_buffer(const char *call, const char *name,
+                               const void *buf, size_t nelem)
+{
+  if (buf == NULL && nelem > 0) {
+    return report_error(DART_ERR_INVAL, call, "%s is NULL with nelem %zu",
+                        name, nelem);
+  }
+  return DART_OK;
+}
+
+/* Runs an MPI call with `n` elements of `elem` packed as (count, type). */
+#define WITH_MPI_COUNT(call, n, elem, c, mpi_name, expr)          \
+  do {                                                            \
+    struct mpi_count c;                                           \
+    int err_ = mpi_count_make((n), (elem), &c);                   \
+    if (err_ != MPI_SUCCESS) {                                    \
+      return report_mpi_error(call, "building a large-count type", err_); \
+    }                                                             \
+    err_ = (expr);                                                \
+    mpi_count_release(&c);                                        \
+    if (err_ != MPI_SUCCESS) {                                    \
+      return report_mpi_error(call, mpi_name, err_);              \
+    }                                                             \
+  } while (0)
+
+dart_ret_t dart_barrier(dart_team_t teamid)
+{
+  REQUIRE_INIT();
+  if (team_lookup_or_report(__func__, teamid) == NULL) {
+    return DART_ERR_INVAL;
+  }
+  int err = team_barrier(teamid);
+  return err == MPI_SUCCESS ? DART_OK
+                            : report_mpi_error(__func__, "MPI_Barrier", err);
+}
+
+dart_ret_t dart_bcast(void *buf, size_t nelem, dart_datatype_t dtype,
+                      dart_team_unit_t root, dart_team_t teamid)
+{
+  REQUIRE_INIT();
+  struct team *team = team_lookup_or_report(__func__, teamid);
+  const struct datatype *type;
+  if (team == NULL ||
+      (type = datatype_contiguous_or_report(__func__, dtype)) == NULL ||
+      check_root(__func__, team, root) != DART_OK ||
+      check_buffer(__func__, "buf", buf, nelem) != DART_OK) {
+    return DART_ERR_INVAL;
+  }
+  WITH_MPI_COUNT(__func__, nelem, type->mpi_base, c, "MPI_Bcast",
+                 MPI_Bcast(buf, c.count, c.type, root.id, team->comm));
+  return DART_OK;
+}
+
+dart_ret_t dart_scatter(const void *sendbuf, void *recvbuf, size_t nelem,
+                        dart_datatype_t dtype, dart_team_unit_t root,
+                        dart_team_t teamid)
+{
+  REQUIRE_INIT();
+  struct team *team = team_lookup_or_report(__func__, teamid);
+  const struct datatype *type;
+  if (team == NULL ||
+      (type = datatype_contiguous_or_report(__func__, dtype)) == NULL ||
+      check_root(__func__, team, root) != DART_OK ||
+      check_buffer(__func__, "recvbuf", recvbuf, nelem) != DART_OK ||
+      (team->my_rank == root.id &&
+       check_buffer(__func__, "sendbuf", sendbuf, nelem) != DART_OK)) {
+    return DART_ERR_INVAL;
+  }
+  WITH_MPI_COUNT(__func__, nelem, type->mpi_base, c, "MPI_Scatter",
+                 MPI_Scatter(sendbuf, c.count, c.type, recvbuf, c.count,
+                             c.type, root.id, team->comm));
+  return DART_OK;
+}
+
+dart_ret_t dart_gather(const void *sendbuf, void *recvbuf, size_t nelem,
+                       dart_datatype_t dtype, dart_team_unit_t root,
+                       dart_team_t teamid)
+{
+  REQUIRE_INIT();
+  struct team *team = team_lookup_or_report(__func__, teamid);
+  const struct datatype *type;
+  if (team == NULL ||
+      (type = datatype_contiguous_or_report(__func__, dtype)) == NULL ||
+      check_root(__func__, team, root) != DART_OK ||
+      check_buffer(__func__, "sendbuf", sendbuf, nelem) != DART_OK ||
+      (team->my_rank == root.id &&
+       check_buffer(__func__, "recvbuf", recvbuf, nelem) != DART_OK)) {
+    return DART_ERR_INVAL;
+  }
+  WITH_MPI_COUNT(__func__, nelem, type->mpi_base, c, "MPI_Gather",
+                 MPI_Gather(sendbuf, c.count, c.type, recvbuf, c.count,
+                            c.type, root.id, team->comm));
+  return DART_OK;
+}
+
+dart_ret_t dart_allgather(const void *sendbuf, void *recvbuf, size_t nelem,
+                          dart_datatype_t dtype, dart_team_t teamid)
+{
+  REQUIRE_INIT();
+  struct team *team = team_lookup_or_report(__func__, teamid);
+  const struct datatype *type;
+  if (team == NULL ||
+      (type = datatype_contiguous_or_report(__func__, dtype)) == NULL ||
+      check_buffer(__func__, "recvbuf", recvbuf, nelem) != DART_OK) {
+    return DART_ERR_INVAL;
+  }
+  bool in_place = sendbuf == NULL || sendbuf == recvbuf;
+  WITH_MPI_COUNT(__func__, nelem, type->mpi_base, c, "MPI_Allgather",
+                 MPI_Allgather(in_place ? MPI_IN_PLACE : sendbuf, c.count,
+                               c.type, recvbuf, c.count, c.type,
+                               team->comm));
+  return DART_OK;
+}
+
+/* allgatherv whose counts or displacements do not fit MPI's ints: one
+ * broadcast per member, each of any size. */
+static dart_ret_t allgatherv_by_bcast(const char *call, struct team *team,
+                                      const struct datatype *type,
+                                      char *recvbuf, const size_t *counts,
+                                      const size_t *displs)
+{
+  for (int unit = 0; unit < team->size; ++unit) {
+    WITH_MPI_COUNT(call, counts[unit], type->mpi_base, c, "MPI_Bcast",
+                   MPI_Bcast(recvbuf + displs[unit] * type->base_size,
+                             c.count, c.type, unit, team->comm));
+  }
+  return DART_OK;
+}
+
+dart_ret_t dart_allgatherv(const void *sendbuf, size_t nsendelem,
+                           dart_datatype_t dtype, void *recvbuf,
+                           const size_t *nrecvelem, const size_t *recvdispls,
+                           dart_team_t teamid)
+{
+  REQUIRE_INIT();
+  struct team *team = team_lookup_or_report(__func__, teamid);
+  const struct datatype *type;
+  if (team == NULL ||
+      (type = datatype_contiguous_or_report(__func__, dtype)) == NULL) {
+    return DART_ERR_INVAL;
+  }
+  if (nrecvelem == NULL || recvdispls == NULL) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "nrecvelem or recvdispls is NULL");
+  }
+  if (nrecvelem[team->my_rank] != nsendelem) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "nsendelem %zu differs from nrecvelem[%d] = %zu",
+                        nsendelem, team->my_rank, nrecvelem[team->my_rank]);
+  }
+  size_t total = 0;
+  bool fits_int = true;
+  for (int u = 0; u < team->size; ++u) {
+    total += nrecvelem[u];
+    fits_int = fits_int && nrecvelem[u] <= mpi_count_limit() &&
+               recvdispls[u] <= INT_MAX;
+  }
+  if (check_buffer(__func__, "recvbuf", recvbuf, total) != DART_OK ||
+      check_buffer(__func__, "sendbuf", sendbuf == NULL ? recvbuf : sendbuf,
+                   nsendelem) != DART_OK) {
+    return DART_ERR_INVAL;
+  }
+  char *own_block = (char *)recvbuf +
+                   recvdispls[team->my_rank] * type->base_size;
+  bool in_place = sendbuf == NULL || sendbuf == recvbuf ||
+                  sendbuf == own_block;
+  if (!fits_int) {
+    if (!in_place && nsendelem > 0) {
+      memmove(own_block, sendbuf, nsendelem * type->base_size);
+    }
+    return allgatherv_by_bcast(__func__, team, type, recvbuf, nrecvelem,
+                               recvdispls);
+  }
+  int *counts = malloc(2 * (size_t)team->size * sizeof(int));
+  if (counts == NULL) {
+    return report_error(DART_ERR_NOMEM, __func__, "out of memory");
+  }
+  int *displs = counts + team->size;
+  for (int u = 0; u < team->size; ++u) {
+    counts[u] = (int)nrecvelem[u];
+    displs[u] = (int)recvdispls[u];
+  }
+  int err = MPI_Allgatherv(in_place ? MPI_IN_PLACE : sendbuf, (int)nsendelem,
+                           type->mpi_base, recvbuf, counts, displs,
+                           type->mpi_base, team->comm);
+  free(counts);
+  return err == MPI_SUCCESS ? DART_OK
+                            : report_mpi_error(__func__, "MPI_Allgatherv",
+                                               err);
+}
+
+/* Reduces in chunks of at most the MPI count limit; `root` < 0 means all. */
+static dart_ret_t reduce_chunked(const char *call, const struct team *team,
+                                 const void *sendbuf, void *recvbuf,
+                                 const struct reduction *red, int root)
+{
+  bool in_place = sendbuf == recvbuf;
+  bool at_root = root < 0 || team->my_rank == root;
+  size_t limit = mpi_count_limit();
+  /* nelem agrees on all units, so a zero count skips on all of them. */
+  for (size_t done = 0; done < red->count; done += limit) {
+    size_t n = red->count - done < limit ? red->count - done : limit;
+    size_t offset = done * red->elem_bytes;
+    const void *src = in_place && at_root
+                        ? MPI_IN_PLACE
+                        : (const char *)sendbuf + offset;
+    void *dst = at_root ? (char *)recvbuf + offset : NULL;
+    int err = root < 0
+                ? MPI_Allreduce(src, dst, (int)n, red->type, red->op,
+                                team->comm)
+                : MPI_Reduce(src, dst, (int)n, red->type, red->op, root,
+                             team->comm);
+    if (err != MPI_SUCCESS) {
+      return report_mpi_error(call, root < 0 ? "MPI_Allreduce" : "MPI_Reduce",
+                              err);
+    }
+  }
+  return DART_OK;
+}
+
+dart_ret_t dart_allreduce(const void *sendbuf, void *recvbuf, size_t nelem,
+                          dart_datatype_t dtype, dart_operation_t op,
+                          dart_team_t teamid)
+{
+  REQUIRE_INIT();
+  struct team *team = team_lookup_or_report(__func__, teamid);
+  struct reduction red;
+  if (team == NULL ||
+      reduction_resolve(__func__, op, dtype, nelem, &red) != DART_OK ||
+      check_buffer(__func__, "sendbuf", sendbuf, nelem) != DART_OK ||
+      check_buffer(__func__, "recvbuf", recvbuf, nelem) != DART_OK) {
+    return DART_ERR_INVAL;
+  }
+  return reduce_chunked(__func__, team, sendbuf, recvbuf, &red, -1);
+}
+
+dart_ret_t dart_reduce(const void *sendbuf, void *recvbuf, size_t nelem,
+                       dart_datatype_t dtype, dart_operation_t op,
+                       dart_team_unit_t root, dart_team_t teamid)
+{
+  REQUIRE_INIT();
+  struct team *team = team_lookup_or_report(__func__, teamid);
+  struct reduction red;
+  if (team == NULL || check_root(__func__, team, root) != DART_OK ||
+      reduction_resolve(__func__, op, dtype, nelem, &red) != DART_OK ||
+      check_buffer(__func__, "sendbuf", sendbuf, nelem) != DART_OK ||
+      (team->my_rank == root.id &&
+       check_buffer(__func__, "recvbuf", recvbuf, nelem) != DART_OK)) {
+    return DART_ERR_INVAL;
+  }
+  return reduce_chunked(__func__, team, sendbuf, recvbuf, &red, root.id);
+}
+
+dart_ret_t dart_alltoall(const void *sendbuf, void *recvbuf, size_t nelem,
+                         dart_datatype_t dtype, dart_team_t teamid)
+{
+  REQUIRE_INIT();
+  struct team *team = team_lookup_or_report(__func__, teamid);
+  if (team == NULL) {
+    return DART_ERR_INVAL;
+  }
+  if (!datatype_is_basic_id(dtype)) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "dart_alltoall needs a basic type, got %ld",
+                        (long)dtype);
+  }
+  if (check_buffer(__func__, "recvbuf", recvbuf, nelem) != DART_OK) {
+    return DART_ERR_INVAL;
+  }
+  bool in_place = sendbuf == NULL || sendbuf == recvbuf;
+  MPI_Datatype elem = datatype_get(dtype)->mpi_base;
+  WITH_MPI_COUNT(__func__, nelem, elem, c, "MPI_Alltoall",
+                 MPI_Alltoall(in_place ? MPI_IN_PLACE : sendbuf, c.count,
+                              c.type, recvbuf, c.count, c.type, team->comm));
+  return DART_OK;
+}

@@ -1,0 +1,203 @@
+/* dart_init / dart_exit and the process-level queries. */
+#include "runtime.h"
+#include "datatype.h"
+#include "operation.h"
+#include "team.h"
+
+#include <dash/dart/if/dart_initialization.h>
+#include <dash/dart/if/dart_team_group.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+struct runtime runtime;
+
+dart_ret_t report_mpi_error(const char *call, const char *mpi_function,
+                            int mpi_error)
+{
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(mpi_error, text, &len) != MPI_SUCCESS) {
+    snprintf(text, sizeof text, "MPI error %d", mpi_error);
+  }
+  return report_error(DART_ERR_OTHER, call, "%s failed: %s", mpi_function,
+                      text);
+}
+
+static dart_ret_t start_mpi(const char *call, int *argc, char ***argv,
+                            int requested)
+{
+  int started = 0, finished = 0;
+  MPI_Initialized(&started);
+  MPI_Finalized(&finished);
+  if (finished) {
+    return report_error(DART_ERR_OTHER, call,
+                        "MPI was already finalized (by an earlier dart_exit "
+                        "or by the application); DART cannot start again");
+  }
+  if (started) {
+    runtime.owns_mpi = false;
+    MPI_Query_thread(&runtime.thread_level);
+    return DART_OK;
+  }
+  int err = MPI_Init_thread(argc, argv, requested, &runtime.thread_level);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Init_thread", err);
+  }
+  runtime.owns_mpi = true;
+  return DART_OK;
+}
+
+static void stop_mpi(void)
+{
+  if (runtime.owns_mpi) {
+    MPI_Finalize();
+    runtime.owns_mpi = false;
+  }
+}
+
+static dart_ret_t init_common(const char *call, int *argc, char ***argv,
+                              int requested)
+{
+  if (runtime.initialized) {
+    return report_error(DART_ERR_OTHER, call, "DART is already initialized");
+  }
+  char why[256];
+  struct env_config env;
+  if (env_config_read(&env, why, sizeof why) != 0) {
+    return report_error(DART_ERR_INVAL, call, "%s", why);
+  }
+  dart_ret_t ret = start_mpi(call, argc, argv, requested);
+  if (ret != DART_OK) {
+    return ret;
+  }
+  runtime.env = env;
+
+  MPI_Comm world = MPI_COMM_NULL;
+  int err = MPI_Comm_dup(MPI_COMM_WORLD, &world);
+  if (err != MPI_SUCCESS) {
+    ret = report_mpi_error(call, "MPI_Comm_dup", err);
+    goto fail_mpi;
+  }
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(world, &runtime.myid);
+  MPI_Comm_size(world, &runtime.size);
+  log_set_unit(runtime.myid);
+
+  void *tag_ub = NULL;
+  int flag = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
+  runtime.tag_ub = flag ? *(int *)tag_ub : 32767;
+
+  err = MPI_Comm_dup(world, &runtime.user_p2p_comm);
+  if (err != MPI_SUCCESS) {
+    ret = report_mpi_error(call, "MPI_Comm_dup", err);
+    MPI_Comm_free(&world);
+    goto fail_mpi;
+  }
+  MPI_Comm_set_errhandler(runtime.user_p2p_comm, MPI_ERRORS_RETURN);
+
+  if ((ret = datatype_module_init(call)) != DART_OK) {
+    goto fail_comms;
+  }
+  if ((ret = operation_module_init(call)) != DART_OK) {
+    goto fail_types;
+  }
+  /* The team table takes ownership of `world` from here on. */
+  if ((ret = team_module_init(call, world)) != DART_OK) {
+    goto fail_ops;
+  }
+  runtime.initialized = true;
+  LOG_DEBUG(call, "started: %d units, MPI thread level %d, %s MPI",
+            runtime.size, runtime.thread_level,
+            runtime.owns_mpi ? "owns" : "borrows");
+  return DART_OK;
+
+fail_ops:
+  operation_module_finalize();
+fail_types:
+  datatype_module_finalize();
+fail_comms:
+  MPI_Comm_free(&runtime.user_p2p_comm);
+fail_mpi:
+  log_set_unit(-1);
+  stop_mpi();
+  return ret;
+}
+
+dart_ret_t dart_init(int *argc, char ***argv)
+{
+  return init_common(__func__, argc, argv, MPI_THREAD_SINGLE);
+}
+
+dart_ret_t dart_init_thread(int *argc, char ***argv,
+                            dart_thread_support_level_t *thread_safety)
+{
+  if (thread_safety == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "thread_safety is NULL");
+  }
+  *thread_safety = DART_THREAD_SINGLE;
+  dart_ret_t ret = init_common(__func__, argc, argv, MPI_THREAD_MULTIPLE);
+  if (ret == DART_OK && runtime.thread_level >= MPI_THREAD_MULTIPLE) {
+    *thread_safety = DART_THREAD_MULTIPLE;
+  }
+  return ret;
+}
+
+dart_ret_t dart_exit(void)
+{
+  REQUIRE_INIT();
+  dart_ret_t ret = DART_OK;
+  /* Everyone must be done with everyone's memory before windows go. */
+  int err = team_barrier(DART_TEAM_ALL);
+  if (err != MPI_SUCCESS) {
+    ret = report_mpi_error(__func__, "MPI_Barrier", err);
+  }
+  if (team_module_finalize(__func__) != DART_OK) {
+    ret = DART_ERR_OTHER;
+  }
+  operation_module_finalize();
+  datatype_module_finalize();
+  MPI_Comm_free(&runtime.user_p2p_comm);
+  runtime.initialized = false;
+  stop_mpi();
+  log_set_unit(-1);
+  return ret;
+}
+
+bool dart_initialized(void) { return runtime.initialized; }
+
+void dart_abort(int errorcode)
+{
+  int started = 0, finished = 0;
+  MPI_Initialized(&started);
+  MPI_Finalized(&finished);
+  if (started && !finished) {
+    MPI_Abort(MPI_COMM_WORLD, errorcode);
+  }
+  /* Without MPI (or if MPI_Abort returned) end this process at least,
+   * with the requested status. */
+  _Exit(errorcode);
+}
+
+dart_ret_t dart_myid(dart_global_unit_t *myid)
+{
+  if (myid == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "myid is NULL");
+  }
+  myid->id = DART_UNDEFINED_UNIT_ID;
+  REQUIRE_INIT();
+  myid->id = runtime.myid;
+  return DART_OK;
+}
+
+dart_ret_t dart_size(size_t *size)
+{
+  if (size == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "size is NULL");
+  }
+  *size = 0;
+  REQUIRE_INIT();
+  *size = (size_t)runtime.size;
+  return DART_OK;
+}

@@ -1,0 +1,209 @@
+/* API calls that later work items implement (global memory and one-sided
+ * communication, team locks, locality). Until then each one fails loudly
+ * with DART_ERR_OTHER; none of them ever reports a silent success. When a
+ * call is implemented, delete it here and from test_not_implemented.c. */
+#include "runtime.h"
+
+#include <dash/dart/if/dart.h>
+#include <dash/dart/if/dart_locality.h>
+
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+static dart_ret_t not_implemented(const char *call)
+{
+  return report_error(DART_ERR_OTHER, call,
+                      "not implemented yet in this runtime");
+}
+
+#define NOT_IMPLEMENTED return not_implemented(__func__)
+
+/* --- global memory (dart_globmem.h) --- */
+dart_ret_t dart_gptr_getaddr(const dart_gptr_t gptr, void **addr)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_gptr_setaddr(dart_gptr_t *gptr, void *addr)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_gptr_getflags(dart_gptr_t gptr, uint16_t *flags)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_gptr_setflags(dart_gptr_t *gptr, uint16_t flags)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_allocator_new(size_t pool_size, dart_team_t team,
+                              dart_allocator_t *new_allocator)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_allocator_alloc(size_t nelem, dart_datatype_t dtype,
+                                dart_gptr_t *gptr, dart_allocator_t allocator)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_allocator_free(dart_gptr_t *gptr, dart_allocator_t allocator)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_allocator_destroy(dart_allocator_t *allocator)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_memalloc(size_t nelem, dart_datatype_t dtype,
+                         dart_gptr_t *gptr)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_memfree(dart_gptr_t gptr)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_team_memalloc_aligned(dart_team_t teamid, size_t nelem,
+                                      dart_datatype_t dtype,
+                                      dart_gptr_t *gptr)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_team_memfree(dart_gptr_t gptr)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_team_memregister_aligned(dart_team_t teamid, size_t nelem,
+                                         dart_datatype_t dtype, void *addr,
+                                         dart_gptr_t *gptr)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_team_memregister(dart_team_t teamid, size_t nlelem,
+                                 dart_datatype_t dtype, void *addr,
+                                 dart_gptr_t *gptr)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_team_memderegister(dart_gptr_t gptr)
+{ NOT_IMPLEMENTED; }
+
+/* --- one-sided communication (dart_communication.h) --- */
+dart_ret_t dart_accumulate(dart_gptr_t gptr, const void *values, size_t nelem,
+                           dart_datatype_t dtype, dart_operation_t op)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_accumulate_blocking_local(dart_gptr_t gptr, const void *values,
+                                          size_t nelem, dart_datatype_t dtype,
+                                          dart_operation_t op)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_fetch_and_op(dart_gptr_t gptr, const void *value,
+                             void *result, dart_datatype_t dtype,
+                             dart_operation_t op)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_compare_and_swap(dart_gptr_t gptr, const void *value,
+                                 const void *compare, void *result,
+                                 dart_datatype_t dtype)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_get(void *dest, dart_gptr_t gptr, size_t nelem,
+                    dart_datatype_t src_type, dart_datatype_t dst_type)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_put(dart_gptr_t gptr, const void *src, size_t nelem,
+                    dart_datatype_t src_type, dart_datatype_t dst_type)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_flush(dart_gptr_t gptr)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_flush_all(dart_gptr_t gptr)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_flush_local(dart_gptr_t gptr)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_flush_local_all(dart_gptr_t gptr)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_get_handle(void *dest, dart_gptr_t gptr, size_t nelem,
+                           dart_datatype_t src_type, dart_datatype_t dst_type,
+                           dart_handle_t *handle)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_put_handle(dart_gptr_t gptr, const void *src, size_t nelem,
+                           dart_datatype_t src_type, dart_datatype_t dst_type,
+                           dart_handle_t *handle)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_wait(dart_handle_t *handle)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_waitall(dart_handle_t handles[], size_t n)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_wait_local(dart_handle_t *handle)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_waitall_local(dart_handle_t handles[], size_t n)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_test_local(dart_handle_t *handle, int32_t *result)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_test(dart_handle_t *handleptr, int32_t *is_finished)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_testall_local(dart_handle_t handles[], size_t n,
+                              int32_t *result)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_testall(dart_handle_t handles[], size_t n,
+                        int32_t *is_finished)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_handle_free(dart_handle_t *handle)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_get_blocking(void *dest, dart_gptr_t gptr, size_t nelem,
+                             dart_datatype_t src_type,
+                             dart_datatype_t dst_type)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_put_blocking(dart_gptr_t gptr, const void *src, size_t nelem,
+                             dart_datatype_t src_type,
+                             dart_datatype_t dst_type)
+{ NOT_IMPLEMENTED; }
+
+/* --- team locks (dart_synchronization.h) --- */
+dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t *lock)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_team_lock_destroy(dart_lock_t *lock)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_lock_acquire(dart_lock_t lock)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_lock_try_acquire(dart_lock_t lock, int32_t *result)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_lock_release(dart_lock_t lock)
+{ NOT_IMPLEMENTED; }
+bool dart_lock_initialized(struct dart_lock_struct const *lock)
+{
+  /* No lock can exist yet, so none is backed by live memory. */
+  return false;
+}
+
+/* --- locality (dart_locality.h, dart_team_group.h) --- */
+dart_ret_t dart_team_locality_init(dart_team_t team)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_team_locality_finalize(dart_team_t team)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_domain_team_locality(dart_team_t team, const char *domain_tag,
+                                     dart_domain_locality_t **team_domain_out)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_domain_create(dart_domain_locality_t **domain_out)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_domain_clone(const dart_domain_locality_t *domain_in,
+                             dart_domain_locality_t **domain_out)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_domain_destroy(dart_domain_locality_t *domain)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_domain_assign(dart_domain_locality_t *domain_lhs,
+                              const dart_domain_locality_t *domain_rhs)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_domain_find(const dart_domain_locality_t *domain_in,
+                            const char *domain_tag,
+                            dart_domain_locality_t **subdomain_out)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_domain_select(dart_domain_locality_t *domain_in,
+                              int num_subdomain_tags,
+                              const char **subdomain_tags)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_domain_exclude(dart_domain_locality_t *domain_in,
+                               int num_subdomain_tags,
+                               const char **subdomain_tags)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_domain_add_subdomain(dart_domain_locality_t *domain,
+                                     dart_domain_locality_t *subdomain,
+                                     int subdomain_rel_id)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_domain_move_subdomain(dart_domain_locality_t *domain,
+                                      dart_domain_locality_t *new_parent_domain,
+                                      int new_domain_rel_id)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_domain_split_scope(const dart_domain_locality_t *domain_in,
+                                   dart_locality_scope_t scope, int num_parts,
+                                   dart_domain_locality_t *split_domain_out)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_domain_scope_tags(const dart_domain_locality_t *domain_in,
+                                  dart_locality_scope_t scope,
+                                  int *num_domains_out,
+                                  char ***domain_tags_out)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_domain_scope_domains(const dart_domain_locality_t *domain_in,
+                                     dart_locality_scope_t scope,
+                                     int *num_domains_out,
+                                     dart_domain_locality_t ***domains_out)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_domain_group(dart_domain_locality_t *domain_in,
+                             int num_group_subdomains,
+                             const char **group_subdomain_tags,
+                             char *group_domain_tag_out)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_unit_locality(dart_team_t team, dart_team_unit_t unit,
+                              dart_unit_locality_t **loc)
+{ NOT_IMPLEMENTED; }
+dart_ret_t dart_group_locality_split(const dart_group_t g,
+                                     dart_domain_locality_t *domain,
+                                     dart_locality_scope_t scope, size_t n,
+                                     size_t *nout, dart_group_t *gout)
+{ NOT_IMPLEMENTED; }

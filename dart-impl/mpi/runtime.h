@@ -1,0 +1,39 @@
+/* Process-wide runtime state and the checks every API call starts with. */
+#ifndef DART_MPI_RUNTIME_H
+#define DART_MPI_RUNTIME_H
+
+#include "../base/env_config.h"
+#include "../base/logging.h"
+
+#include <mpi.h>
+#include <stdbool.h>
+
+struct runtime {
+  bool              initialized;
+  bool              owns_mpi;          /* dart_init started MPI */
+  int               thread_level;      /* MPI level provided */
+  int               myid;              /* rank in DART_TEAM_ALL */
+  int               size;
+  int               simulated_node;    /* index of my simulated node inside
+                                          my physical node (0 when off) */
+  int               tag_ub;            /* largest user tag */
+  MPI_Comm          user_p2p_comm;     /* dart_send/recv only */
+  struct env_config env;
+};
+
+extern struct runtime runtime;
+
+/* Logs and returns DART_ERR_NOTINIT unless the runtime is up. */
+#define REQUIRE_INIT()                                                      \
+  do {                                                                      \
+    if (!runtime.initialized) {                                             \
+      return report_error(DART_ERR_NOTINIT, __func__,                       \
+                          "DART is not initialized (call dart_init first)"); \
+    }                                                                       \
+  } while (0)
+
+/* Logs an MPI failure (with MPI's own message) and returns DART_ERR_OTHER. */
+dart_ret_t report_mpi_error(const char *call, const char *mpi_function,
+                            int mpi_error);
+
+#endif

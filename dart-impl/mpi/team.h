@@ -1,0 +1,63 @@
+/* Teams: the table indexed by team id, and what each team owns. */
+#ifndef DART_MPI_TEAM_H
+#define DART_MPI_TEAM_H
+
+#include <dash/dart/if/dart_types.h>
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#define TEAM_ID_MAX INT16_MAX
+
+struct team {
+  dart_team_t  id;
+  MPI_Comm     comm;            /* ranks = team unit ids */
+  int          size;
+  int          my_rank;
+  dart_unit_t *global_of;       /* team unit -> global unit, ascending */
+
+  MPI_Comm     node_comm;       /* team members sharing my (simulated) node */
+  int          node_size;
+  int          node_rank;
+  int         *node_rank_of;    /* team unit -> node-local rank, -1 elsewhere */
+  int         *node_peers;      /* node-local rank -> team unit */
+
+  MPI_Comm     node_roots_comm; /* rank 0 of every node; MPI_COMM_NULL
+                                   on the other units */
+  int          num_nodes;
+  int          my_node;         /* my node's rank among the node roots */
+
+  MPI_Win      dynamic_win;     /* in lock_all for the team's life;
+                                   MPI_WIN_NULL for single-unit teams */
+};
+
+/* The team with this id if the caller is a member, else NULL. O(1). */
+struct team *team_lookup(dart_team_t id);
+
+/* Like team_lookup, but logs "unknown team" on behalf of `call`. */
+struct team *team_lookup_or_report(const char *call, dart_team_t id);
+
+/* Team unit of a global unit, or -1 if it is not a member. O(log size). */
+int team_rank_of_global(const struct team *team, dart_unit_t global);
+
+/* Builds DART_TEAM_ALL on `world` (taking ownership of it). */
+dart_ret_t team_module_init(const char *call, MPI_Comm world);
+/* Destroys every team this unit still belongs to (DART_TEAM_ALL last). */
+dart_ret_t team_module_finalize(const char *call);
+
+/* Collective over `parent`: creates the team of `members` (ascending
+ * global ids, `count` of them; count 0 on a non-member). Ids are agreed
+ * with one all-reduce that also detects a group which differs between
+ * units or is no subset of the parent, so every unit returns the same
+ * code. */
+dart_ret_t team_create(const char *call, struct team *parent,
+                       const dart_unit_t *members, size_t count,
+                       bool group_given, dart_team_t *newteam);
+
+/* Collective over the team: frees everything it owns. */
+dart_ret_t team_destroy(const char *call, struct team *team);
+
+/* MPI_Barrier plus the memory synchronisation the unified model needs. */
+int team_barrier(dart_team_t id);
+
+#endif
