@@ -1,1 +1,116 @@
-int main(void){return 1;}
+/* White-box: each team's node structure (shared-memory sub-communicator,
+ * node roots, translation arrays, window) against an independent view
+ * of which units share a node, computed here straight from MPI and the
+ * documented simulated-node switch. */
+#include "test_assert.h"
+#include "mpi/runtime.h"
+#include "mpi/team.h"
+
+#include <stdlib.h>
+
+/* Node key of every global unit: world rank of its physical node's first
+ * unit, times a large factor, plus its simulated node index. */
+static long long *node_keys(int n)
+{
+  MPI_Comm shared;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                      &shared);
+  int shared_rank, world_rank, leader;
+  MPI_Comm_rank(shared, &shared_rank);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  leader = world_rank;
+  MPI_Bcast(&leader, 1, MPI_INT, 0, shared);
+  MPI_Comm_free(&shared);
+  const char *per_node = getenv("DART_UNITS_PER_NODE");
+  int p = per_node != NULL ? atoi(per_node) : 0;
+  long long mine = (long long)leader * 100000 + (p > 0 ? shared_rank / p : 0);
+  long long *keys = malloc((size_t)n * sizeof *keys);
+  MPI_Allgather(&mine, 1, MPI_LONG_LONG, keys, 1, MPI_LONG_LONG,
+                MPI_COMM_WORLD);
+  return keys;
+}
+
+static void check_team(dart_team_t id, const long long *keys)
+{
+  struct team *team = team_lookup(id);
+  TEST_ASSERT(team != NULL);
+  long long my_key = keys[runtime.myid];
+  int expected_node_size = 0, distinct = 0;
+  for (int u = 0; u < team->size; ++u) {
+    long long key = keys[team->global_of[u]];
+    int first = 1;
+    for (int v = 0; v < u; ++v) {
+      first = first && keys[team->global_of[v]] != key;
+    }
+    distinct += first;
+    if (key == my_key) {
+      /* Same node: reachable by node rank, and the peer table agrees. */
+      TEST_ASSERT(team->node_rank_of[u] >= 0);
+      TEST_EQ(team->node_peers[team->node_rank_of[u]], u);
+      expected_node_size++;
+    } else {
+      TEST_EQ(team->node_rank_of[u], -1);
+    }
+  }
+  TEST_EQ(team->node_size, expected_node_size);
+  TEST_EQ(team->num_nodes, distinct);
+  TEST_EQ(team->node_rank_of[team->my_rank], team->node_rank);
+  TEST_EQ(team->node_roots_comm != MPI_COMM_NULL, team->node_rank == 0);
+  TEST_ASSERT(team->my_node >= 0 && team->my_node < team->num_nodes);
+  TEST_EQ(team->dynamic_win != MPI_WIN_NULL, team->size > 1);
+  if (team->node_roots_comm != MPI_COMM_NULL) {
+    int roots;
+    MPI_Comm_size(team->node_roots_comm, &roots);
+    TEST_EQ(roots, team->num_nodes);
+  }
+  /* Node indices are distinct per node and shared within one. */
+  int mine[2] = { team->my_node, (int)(my_key % 1000003) };
+  int *all = malloc(2 * (size_t)team->size * sizeof(int));
+  MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, team->comm);
+  for (int u = 0; u < team->size; ++u) {
+    int same_key = keys[team->global_of[u]] == my_key;
+    TEST_EQ(all[2 * u] == team->my_node, same_key);
+  }
+  free(all);
+}
+
+int main(int argc, char **argv)
+{
+  TEST_OK(dart_init(&argc, &argv));
+  long long *keys = node_keys(runtime.size);
+
+  check_team(DART_TEAM_ALL, keys);
+  /* With cliques or the switch set, DART_TEAM_ALL must really span nodes. */
+  const char *cliques = getenv("MPIR_CVAR_NUM_CLIQUES");
+  const char *per_node = getenv("DART_UNITS_PER_NODE");
+  struct team *all = team_lookup(DART_TEAM_ALL);
+  if (per_node != NULL) {
+    int p = atoi(per_node);
+    TEST_EQ(all->num_nodes, (runtime.size + p - 1) / p);
+  } else if (cliques != NULL && runtime.size > 1) {
+    TEST_ASSERT(all->num_nodes > 1);
+  } else if (cliques == NULL) {
+    TEST_EQ(all->num_nodes, 1);
+  }
+
+  /* Sub-teams: the odd units, and a clone of everything. */
+  dart_group_t odd;
+  TEST_OK(dart_group_create(&odd));
+  for (int u = 1; u < runtime.size; u += 2) {
+    TEST_OK(dart_group_addmember(odd, DART_GLOBAL_UNIT_ID(u)));
+  }
+  dart_team_t t_odd, t_clone;
+  TEST_OK(dart_team_create(DART_TEAM_ALL, odd, &t_odd));
+  TEST_OK(dart_team_clone(DART_TEAM_ALL, &t_clone));
+  if (t_odd != DART_TEAM_NULL) {
+    check_team(t_odd, keys);
+    TEST_OK(dart_team_destroy(&t_odd));
+  }
+  check_team(t_clone, keys);
+  TEST_OK(dart_team_destroy(&t_clone));
+  TEST_OK(dart_group_destroy(&odd));
+  free(keys);
+  test_report_pass("test_team_nodes");
+  TEST_OK(dart_exit());
+  return 0;
+}
