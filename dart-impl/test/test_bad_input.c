@@ -1,1 +1,187 @@
-int main(void){return 1;}
+/* Bad input to the foundation calls: the fitting error code, outputs set
+ * to their null values, no crash, and the runtime keeps working. */
+#include "test_assert.h"
+
+#include <limits.h>
+
+static void user_sum(const void *in, void *inout, size_t len, void *data)
+{
+  (void)data;
+  for (size_t i = 0; i < len; ++i) {
+    ((int *)inout)[i] += ((const int *)in)[i];
+  }
+}
+
+static void check_units_and_teams(int n)
+{
+  dart_team_unit_t tu = { 5 };
+  dart_global_unit_t gu = { 5 };
+  size_t size = 77;
+  dart_team_t bogus[] = { DART_TEAM_NULL, 1234, 999, INT16_MAX, -7 };
+  for (size_t i = 0; i < sizeof bogus / sizeof *bogus; ++i) {
+    tu.id = 5;
+    TEST_RET(dart_team_myid(bogus[i], &tu), DART_ERR_INVAL);
+    TEST_EQ(tu.id, DART_UNDEFINED_UNIT_ID);
+    TEST_RET(dart_team_size(bogus[i], &size), DART_ERR_INVAL);
+    TEST_EQ(size, 77);
+    gu.id = 5;
+    TEST_RET(dart_team_unit_l2g(bogus[i], DART_TEAM_UNIT_ID(0), &gu),
+             DART_ERR_INVAL);
+    TEST_EQ(gu.id, DART_UNDEFINED_UNIT_ID);
+    TEST_RET(dart_team_unit_g2l(bogus[i], DART_GLOBAL_UNIT_ID(0), &tu),
+             DART_ERR_INVAL);
+    TEST_RET(dart_barrier(bogus[i]), DART_ERR_INVAL);
+    dart_team_t out = 5;
+    TEST_RET(dart_team_clone(bogus[i], &out), DART_ERR_INVAL);
+    TEST_EQ(out, DART_TEAM_NULL);
+    dart_group_t g = DART_GROUP_NULL;
+    TEST_OK(dart_group_create(&g));
+    out = 5;
+    TEST_RET(dart_team_create(bogus[i], g, &out), DART_ERR_INVAL);
+    TEST_EQ(out, DART_TEAM_NULL);
+    TEST_OK(dart_group_destroy(&g));
+  }
+  TEST_RET(dart_barrier(DART_UNDEFINED_TEAM_ID), DART_ERR_INVAL);
+
+  /* Units out of range. */
+  int bad_units[] = { -1, n, n + 100, INT32_MIN };
+  for (size_t i = 0; i < sizeof bad_units / sizeof *bad_units; ++i) {
+    gu.id = 5;
+    TEST_RET(dart_team_unit_l2g(DART_TEAM_ALL,
+                                DART_TEAM_UNIT_ID(bad_units[i]), &gu),
+             DART_ERR_INVAL);
+    TEST_EQ(gu.id, DART_UNDEFINED_UNIT_ID);
+    /* g2l of a non-member is DART_OK with a negative id (spec). */
+    tu.id = 5;
+    TEST_OK(dart_team_unit_g2l(DART_TEAM_ALL,
+                               DART_GLOBAL_UNIT_ID(bad_units[i]), &tu));
+    TEST_ASSERT(tu.id < 0);
+  }
+
+  /* NULL out-pointers. */
+  TEST_RET(dart_myid(NULL), DART_ERR_INVAL);
+  TEST_RET(dart_size(NULL), DART_ERR_INVAL);
+  TEST_RET(dart_team_myid(DART_TEAM_ALL, NULL), DART_ERR_INVAL);
+  TEST_RET(dart_team_size(DART_TEAM_ALL, NULL), DART_ERR_INVAL);
+  TEST_RET(dart_team_unit_l2g(DART_TEAM_ALL, DART_TEAM_UNIT_ID(0), NULL),
+           DART_ERR_INVAL);
+  TEST_RET(dart_team_unit_g2l(DART_TEAM_ALL, DART_GLOBAL_UNIT_ID(0), NULL),
+           DART_ERR_INVAL);
+  TEST_RET(dart_team_clone(DART_TEAM_ALL, NULL), DART_ERR_INVAL);
+  TEST_RET(dart_team_create(DART_TEAM_ALL, DART_GROUP_NULL, NULL),
+           DART_ERR_INVAL);
+  TEST_RET(dart_team_destroy(NULL), DART_ERR_INVAL);
+  dart_config(NULL); /* void call: must just not crash */
+}
+
+static void check_types_and_ops(void)
+{
+  dart_datatype_t t = 99;
+  TEST_RET(dart_type_create_custom(0, &t), DART_ERR_INVAL);
+  TEST_EQ(t, DART_TYPE_UNDEFINED);
+  TEST_RET(dart_type_create_custom((size_t)INT_MAX + 1, &t), DART_ERR_INVAL);
+  TEST_RET(dart_type_create_custom(4, NULL), DART_ERR_INVAL);
+
+  t = 99;
+  TEST_RET(dart_type_create_strided(DART_TYPE_INT, 4, 0, &t), DART_ERR_INVAL);
+  TEST_EQ(t, DART_TYPE_UNDEFINED);
+  TEST_RET(dart_type_create_strided(DART_TYPE_INT, 2, 3, &t), DART_ERR_INVAL);
+  TEST_RET(dart_type_create_strided(DART_TYPE_UNDEFINED, 4, 1, &t),
+           DART_ERR_INVAL);
+  TEST_RET(dart_type_create_strided(DART_TYPE_LAST, 4, 1, &t),
+           DART_ERR_INVAL);
+  TEST_RET(dart_type_create_strided(123456789, 4, 1, &t), DART_ERR_INVAL);
+  TEST_RET(dart_type_create_strided(DART_TYPE_INT, (size_t)INT_MAX + 1, 1,
+                                    &t), DART_ERR_INVAL);
+  TEST_RET(dart_type_create_strided(DART_TYPE_INT, 4, 1, NULL),
+           DART_ERR_INVAL);
+
+  /* A strided type is no base for another derived type. */
+  dart_datatype_t strided;
+  TEST_OK(dart_type_create_strided(DART_TYPE_INT, 4, 2, &strided));
+  TEST_RET(dart_type_create_strided(strided, 8, 1, &t), DART_ERR_INVAL);
+  size_t len[2] = { 1, 2 }, off[2] = { 0, 5 };
+  TEST_RET(dart_type_create_indexed(strided, 2, len, off, &t),
+           DART_ERR_INVAL);
+  TEST_RET(dart_type_create_indexed(DART_TYPE_INT, 0, len, off, &t),
+           DART_ERR_INVAL);
+  TEST_RET(dart_type_create_indexed(DART_TYPE_INT, 2, NULL, off, &t),
+           DART_ERR_INVAL);
+  TEST_RET(dart_type_create_indexed(DART_TYPE_INT, 2, len, NULL, &t),
+           DART_ERR_INVAL);
+  size_t zero[2] = { 0, 0 };
+  TEST_RET(dart_type_create_indexed(DART_TYPE_INT, 2, zero, off, &t),
+           DART_ERR_INVAL);
+  size_t huge[2] = { 1, (size_t)INT_MAX + 1 };
+  TEST_RET(dart_type_create_indexed(DART_TYPE_INT, 2, len, huge, &t),
+           DART_ERR_INVAL);
+  dart_datatype_t indexed;
+  TEST_OK(dart_type_create_indexed(DART_TYPE_INT, 2, len, off, &indexed));
+  /* A custom type is a valid base. */
+  dart_datatype_t custom, over_custom;
+  TEST_OK(dart_type_create_custom(12, &custom));
+  TEST_OK(dart_type_create_strided(custom, 3, 1, &over_custom));
+  TEST_ASSERT(custom > DART_TYPE_LAST && strided > DART_TYPE_LAST &&
+              indexed > DART_TYPE_LAST && over_custom > DART_TYPE_LAST);
+
+  /* Destroy: basic types, NULL, twice. */
+  dart_datatype_t basic = DART_TYPE_INT;
+  TEST_RET(dart_type_destroy(&basic), DART_ERR_INVAL);
+  TEST_EQ(basic, DART_TYPE_INT);
+  TEST_RET(dart_type_destroy(NULL), DART_ERR_INVAL);
+  dart_datatype_t undefined = DART_TYPE_UNDEFINED;
+  TEST_RET(dart_type_destroy(&undefined), DART_ERR_INVAL);
+  dart_datatype_t stale = strided;
+  TEST_OK(dart_type_destroy(&strided));
+  TEST_EQ(strided, DART_TYPE_UNDEFINED);
+  TEST_RET(dart_type_destroy(&stale), DART_ERR_INVAL);
+  /* A stale id stays dead after its slot is reused. */
+  dart_datatype_t reused;
+  TEST_OK(dart_type_create_custom(8, &reused));
+  TEST_ASSERT(reused != stale);
+  TEST_RET(dart_type_destroy(&stale), DART_ERR_INVAL);
+
+  /* Operations. */
+  dart_operation_t op = 99;
+  TEST_RET(dart_op_create(NULL, NULL, true, DART_TYPE_INT, false, &op),
+           DART_ERR_INVAL);
+  TEST_EQ(op, DART_OP_UNDEFINED);
+  TEST_RET(dart_op_create(user_sum, NULL, true, DART_TYPE_INT, false, NULL),
+           DART_ERR_INVAL);
+  TEST_RET(dart_op_create(user_sum, NULL, true, indexed, false, &op),
+           DART_ERR_INVAL);
+  TEST_RET(dart_op_create(user_sum, NULL, true, DART_TYPE_UNDEFINED, false,
+                          &op), DART_ERR_INVAL);
+  dart_operation_t predefined = DART_OP_SUM;
+  TEST_RET(dart_op_destroy(&predefined), DART_ERR_INVAL);
+  TEST_EQ(predefined, DART_OP_SUM);
+  TEST_RET(dart_op_destroy(NULL), DART_ERR_INVAL);
+  TEST_OK(dart_op_create(user_sum, NULL, true, DART_TYPE_INT, false, &op));
+  TEST_ASSERT(op > DART_OP_LAST);
+  dart_operation_t stale_op = op;
+  TEST_OK(dart_op_destroy(&op));
+  TEST_EQ(op, DART_OP_UNDEFINED);
+  TEST_RET(dart_op_destroy(&stale_op), DART_ERR_INVAL);
+
+  dart_datatype_t *live[] = { &indexed, &custom, &over_custom, &reused };
+  for (size_t i = 0; i < sizeof live / sizeof *live; ++i) {
+    TEST_OK(dart_type_destroy(live[i]));
+  }
+}
+
+int main(int argc, char **argv)
+{
+  TEST_OK(dart_init(&argc, &argv));
+  size_t n;
+  TEST_OK(dart_size(&n));
+  check_units_and_teams((int)n);
+  check_types_and_ops();
+  /* Still fully working after all of that. */
+  int one = 1, sum = 0;
+  TEST_OK(dart_allreduce(&one, &sum, 1, DART_TYPE_INT, DART_OP_SUM,
+                         DART_TEAM_ALL));
+  TEST_EQ(sum, n);
+  test_report_pass("test_bad_input");
+  TEST_OK(dart_exit());
+  return 0;
+}

@@ -1,1 +1,82 @@
-int main(void){return 1;}
+/* The environment switches: defaults, every accepted value, and a clear
+ * message for a bad one. */
+#include "base/env_config.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK(cond)                                                        \
+  do {                                                                     \
+    if (!(cond)) {                                                         \
+      fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);      \
+      return 1;                                                            \
+    }                                                                      \
+  } while (0)
+
+static const char *const all_vars[] = {
+  "DART_LOG_LEVEL", "DART_SHM_PATH", "DART_UNITS_PER_NODE",
+  "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT", NULL
+};
+
+int main(void)
+{
+  for (const char *const *v = all_vars; *v != NULL; ++v) {
+    unsetenv(*v);
+  }
+  struct env_config cfg;
+  char why[256];
+  CHECK(env_config_read(&cfg, why, sizeof why) == 0);
+  CHECK(cfg.log_level == LOG_LEVEL_WARN);
+  CHECK(cfg.shared_memory_path);
+  CHECK(cfg.units_per_node == 0);
+  CHECK(cfg.bootstrap == BOOTSTRAP_NODE_ROOTS);
+  CHECK(cfg.lock_mode == LOCK_MODE_HYBRID);
+  CHECK(cfg.mpi_count_limit == INT_MAX);
+
+  setenv("DART_LOG_LEVEL", "debug", 1);
+  setenv("DART_SHM_PATH", "off", 1);
+  setenv("DART_UNITS_PER_NODE", "3", 1);
+  setenv("DART_BOOTSTRAP", "naive", 1);
+  setenv("DART_LOCK_MODE", "mpi-mcs", 1);
+  setenv("DART_MPI_COUNT_LIMIT", "7", 1);
+  CHECK(env_config_read(&cfg, why, sizeof why) == 0);
+  CHECK(cfg.log_level == LOG_LEVEL_DEBUG);
+  CHECK(!cfg.shared_memory_path);
+  CHECK(cfg.units_per_node == 3);
+  CHECK(cfg.bootstrap == BOOTSTRAP_NAIVE);
+  CHECK(cfg.lock_mode == LOCK_MODE_MPI_MCS);
+  CHECK(cfg.mpi_count_limit == 7);
+  setenv("DART_BOOTSTRAP", "on-demand", 1);
+  setenv("DART_LOCK_MODE", "mpi-win-lock", 1);
+  CHECK(env_config_read(&cfg, why, sizeof why) == 0);
+  CHECK(cfg.bootstrap == BOOTSTRAP_ON_DEMAND);
+  CHECK(cfg.lock_mode == LOCK_MODE_MPI_WIN_LOCK);
+
+  /* Bad values: refused with a message naming variable and choices. */
+  struct { const char *var, *value, *mention; } bad[] = {
+    { "DART_LOG_LEVEL", "verbose", "trace" },
+    { "DART_SHM_PATH", "yes", "off" },
+    { "DART_UNITS_PER_NODE", "-1", "DART_UNITS_PER_NODE" },
+    { "DART_UNITS_PER_NODE", "2x", "DART_UNITS_PER_NODE" },
+    { "DART_MPI_COUNT_LIMIT", "0", "[1, " },
+    { "DART_MPI_COUNT_LIMIT", "99999999999", "DART_MPI_COUNT_LIMIT" },
+    { "DART_BOOTSTRAP", "fast", "node-roots" },
+    { "DART_LOCK_MODE", "spin", "hybrid" },
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+    char *saved = getenv(bad[i].var) ? strdup(getenv(bad[i].var)) : NULL;
+    setenv(bad[i].var, bad[i].value, 1);
+    why[0] = '\0';
+    CHECK(env_config_read(&cfg, why, sizeof why) == -1);
+    CHECK(strstr(why, bad[i].var) != NULL);
+    CHECK(strstr(why, bad[i].mention) != NULL);
+    if (saved != NULL) {
+      setenv(bad[i].var, saved, 1);
+      free(saved);
+    }
+  }
+  printf("test_env_config: passed\n");
+  return 0;
+}

@@ -2,6 +2,7 @@
 #include "test_assert.h"
 
 #include <mpi.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void check_not_initialized(void)
@@ -37,6 +38,15 @@ int main(int argc, char **argv)
   TEST_ASSERT(config->log_enabled != 0);
 
   check_not_initialized();
+
+  /* A bad switch stops init with a clear error; MPI is not started. */
+  setenv("DART_LOG_LEVEL", "chatty", 1);
+  TEST_RET(dart_init(&argc, &argv), DART_ERR_INVAL);
+  TEST_ASSERT(!dart_initialized());
+  int mpi_started = 1;
+  MPI_Initialized(&mpi_started);
+  TEST_ASSERT(!mpi_started);
+  unsetenv("DART_LOG_LEVEL");
 
   dart_thread_support_level_t level = (dart_thread_support_level_t)-5;
   TEST_RET(dart_init_thread(&argc, &argv, NULL), DART_ERR_INVAL);
