@@ -47,7 +47,8 @@ function(dart_add_mpi_test target)
                 ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}>
                 ${MPIEXEC_POSTFLAGS} ${T_ARGS})
       set_tests_properties(${name} PROPERTIES
-        ENVIRONMENT "${env}" TIMEOUT ${T_TIMEOUT} LABELS "mpi;${DART_MPI_IMPL}")
+        ENVIRONMENT "${env}" TIMEOUT ${T_TIMEOUT} PROCESSORS ${n}
+        LABELS "mpi;${DART_MPI_IMPL}")
     endforeach()
   endforeach()
 endfunction()

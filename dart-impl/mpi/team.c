@@ -314,10 +314,10 @@ dart_ret_t team_create(const char *call, struct team *parent,
 int team_barrier(dart_team_t id)
 {
   struct team *team = team_lookup(id);
-  /* Plain stores before the barrier must be visible to every access after
-   * it; the fence orders them, the barrier publishes them. */
-  atomic_thread_fence(memory_order_seq_cst);
+  /* Stores before the barrier happen before loads after it on any unit:
+   * release/acquire fences (free on x86), MPI does the rest. */
+  atomic_thread_fence(memory_order_release);
   int err = MPI_Barrier(team->comm);
-  atomic_thread_fence(memory_order_seq_cst);
+  atomic_thread_fence(memory_order_acquire);
   return err;
 }

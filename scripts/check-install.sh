@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs a build tree into a scratch prefix, then builds the README's
+# example (examples/hello.c) against it the two documented ways,
+# pkg-config and CMake's find_package, and runs both on 4 units.
+# Usage: check-install.sh <build-dir> <mpiexec>
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="$1"
+mpiexec="$2"
+source "$root/scripts/env.sh"
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+prefix="$scratch/prefix"
+cmake --install "$build" --prefix "$prefix" >/dev/null
+
+# The README must show the example exactly as it is tested here.
+python3 - "$root/README.md" "$root/examples/hello.c" <<'PY'
+import sys
+readme, example = (open(p).read() for p in sys.argv[1:3])
+if example.strip() not in readme:
+    sys.exit("README.md does not show examples/hello.c verbatim")
+PY
+
+export PKG_CONFIG_PATH="$(dirname "$(find "$prefix" -name dart.pc)")"
+cc -Wall -Wextra -Werror -o "$scratch/hello-pc" \
+   "$root/examples/hello.c" $(pkg-config --cflags --libs dart)
+
+mkdir -p "$scratch/app"
+cp "$root/examples/hello.c" "$scratch/app/"
+cat > "$scratch/app/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.18)
+project(hello C)
+find_package(dart REQUIRED)
+add_executable(hello hello.c)
+target_link_libraries(hello PRIVATE dart::dart)
+CM
+cmake -S "$scratch/app" -B "$scratch/app/build" \
+      -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$scratch/app/build" >/dev/null
+
+"$mpiexec" -n 4 "$scratch/hello-pc"
+"$mpiexec" -n 4 "$scratch/app/build/hello"
+echo "install check passed"
