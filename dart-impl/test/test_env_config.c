@@ -1,19 +1,12 @@
 /* The environment switches: defaults, every accepted value, and a clear
  * message for a bad one. */
 #include "base/env_config.h"
+#include "plain_check.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(cond)                                                        \
-  do {                                                                     \
-    if (!(cond)) {                                                         \
-      fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);      \
-      return 1;                                                            \
-    }                                                                      \
-  } while (0)
 
 static const char *const all_vars[] = {
   "DART_LOG_LEVEL", "DART_SHM_PATH", "DART_UNITS_PER_NODE",

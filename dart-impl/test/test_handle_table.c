@@ -3,16 +3,11 @@
  * new generation. */
 #include "base/handle_table.h"
 
+#include "plain_check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(cond)                                                        \
-  do {                                                                     \
-    if (!(cond)) {                                                         \
-      fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);      \
-      return 1;                                                            \
-    }                                                                      \
-  } while (0)
 
 static int destroyed;
 static void count_destroy(void *entry) { (void)entry; destroyed++; }
