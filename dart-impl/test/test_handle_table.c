@@ -2,12 +2,10 @@
  * constants, stale and made-up ids are rejected, slots are reused with a
  * new generation. */
 #include "base/handle_table.h"
-
 #include "plain_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-
 
 static int destroyed;
 static void count_destroy(void *entry) { (void)entry; destroyed++; }
