@@ -189,7 +189,9 @@ dart_ret_t dart_allgatherv(const void *sendbuf, size_t nsendelem,
                    recvdispls[team->my_rank] * type->base_size;
   bool in_place = sendbuf == NULL || sendbuf == recvbuf ||
                   sendbuf == own_block;
-  if (!fits_int) {
+  /* A single-unit team takes the local copy too: MPICH 4.0.2's
+   * MPI_Allgatherv on one process ignores the displacement. */
+  if (!fits_int || team->size == 1) {
     if (!in_place && nsendelem > 0) {
       memmove(own_block, sendbuf, nsendelem * type->base_size);
     }

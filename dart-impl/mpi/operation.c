@@ -58,6 +58,45 @@ static MPI_User_function *const minmax_function[DART_TYPE_LAST] = {
   [DART_TYPE_LONG_DOUBLE] = minmax_long_double,
 };
 
+/* MPI_MIN / MPI_MAX compare unsigned types as signed in some MPI
+ * libraries (MPICH 4.0.2: every unsigned type; Open MPI 4.1.4:
+ * MPI_UNSIGNED_LONG), so reductions bring their own for these types. */
+#define DEFINE_UNSIGNED_PICK(name, ctype, cmp)                             \
+  static void name(void *in, void *inout, int *len, MPI_Datatype *type)    \
+  {                                                                        \
+    (void)type;                                                            \
+    const ctype *a = in;                                                   \
+    ctype *b = inout;                                                      \
+    for (int i = 0; i < *len; ++i) {                                       \
+      if (a[i] cmp b[i]) {                                                 \
+        b[i] = a[i];                                                       \
+      }                                                                    \
+    }                                                                      \
+  }
+DEFINE_UNSIGNED_PICK(min_uint, unsigned int, <)
+DEFINE_UNSIGNED_PICK(max_uint, unsigned int, >)
+DEFINE_UNSIGNED_PICK(min_ulong, unsigned long, <)
+DEFINE_UNSIGNED_PICK(max_ulong, unsigned long, >)
+DEFINE_UNSIGNED_PICK(min_ulonglong, unsigned long long, <)
+DEFINE_UNSIGNED_PICK(max_ulonglong, unsigned long long, >)
+
+static MPI_User_function *const unsigned_min_function[DART_TYPE_LAST] = {
+  [DART_TYPE_UINT] = min_uint, [DART_TYPE_ULONG] = min_ulong,
+  [DART_TYPE_ULONGLONG] = min_ulonglong,
+};
+static MPI_User_function *const unsigned_max_function[DART_TYPE_LAST] = {
+  [DART_TYPE_UINT] = max_uint, [DART_TYPE_ULONG] = max_ulong,
+  [DART_TYPE_ULONGLONG] = max_ulonglong,
+};
+static MPI_Op unsigned_min_op[DART_TYPE_LAST];
+static MPI_Op unsigned_max_op[DART_TYPE_LAST];
+
+static bool is_unsigned(dart_datatype_t t)
+{
+  return t == DART_TYPE_UINT || t == DART_TYPE_ULONG ||
+         t == DART_TYPE_ULONGLONG;
+}
+
 /* MPI calls user functions without user data; the op rides on an
  * attribute of its private datatype. */
 static void user_op_trampoline(void *in, void *inout, int *len,
@@ -85,6 +124,13 @@ dart_ret_t operation_module_init(const char *call)
     if (err == MPI_SUCCESS) {
       err = MPI_Op_create(minmax_function[t], 1, &minmax_op[t]);
     }
+    if (err == MPI_SUCCESS && is_unsigned(t)) {
+      err = MPI_Op_create(unsigned_min_function[t], 1, &unsigned_min_op[t]);
+      if (err == MPI_SUCCESS) {
+        err = MPI_Op_create(unsigned_max_function[t], 1,
+                            &unsigned_max_op[t]);
+      }
+    }
   }
   if (err != MPI_SUCCESS) {
     operation_module_finalize();
@@ -110,6 +156,12 @@ void operation_module_finalize(void)
     }
     if (minmax_pair[t] != MPI_DATATYPE_NULL && minmax_pair[t] != 0) {
       MPI_Type_free(&minmax_pair[t]);
+    }
+    MPI_Op *own[2] = { &unsigned_min_op[t], &unsigned_max_op[t] };
+    for (int k = 0; k < 2; ++k) {
+      if (*own[k] != MPI_OP_NULL && *own[k] != 0) {
+        MPI_Op_free(own[k]);
+      }
     }
   }
   if (user_op_keyval != MPI_KEYVAL_INVALID) {
@@ -210,7 +262,12 @@ dart_ret_t reduction_resolve(const char *call, dart_operation_t op,
                         "operation %lu is not a valid reduction on type %ld",
                         (unsigned long)op, (long)dtype);
   }
-  *out = (struct reduction){ operation_mpi_op(op), desc->mpi_base, nelem,
+  MPI_Op mpi_op = operation_mpi_op(op);
+  if (is_unsigned(dtype) && (op == DART_OP_MIN || op == DART_OP_MAX)) {
+    mpi_op = op == DART_OP_MIN ? unsigned_min_op[dtype]
+                               : unsigned_max_op[dtype];
+  }
+  *out = (struct reduction){ mpi_op, desc->mpi_base, nelem,
                              desc->base_size };
   return DART_OK;
 }
