@@ -48,6 +48,26 @@ static dart_ret_t check_buffer(const char *call, const char *name,
     }                                                             \
   } while (0)
 
+/* Validates a rooted block collective: `every_buf` is significant on all
+ * units, `root_buf` on the root only. */
+static dart_ret_t check_rooted(const char *call, dart_team_t teamid,
+                               dart_datatype_t dtype, dart_team_unit_t root,
+                               const void *every_buf, const char *every_name,
+                               const void *root_buf, const char *root_name,
+                               size_t nelem, struct team **team,
+                               const struct datatype **type)
+{
+  if ((*team = team_lookup_or_report(call, teamid)) == NULL ||
+      (*type = datatype_contiguous_or_report(call, dtype)) == NULL ||
+      check_root(call, *team, root) != DART_OK ||
+      check_buffer(call, every_name, every_buf, nelem) != DART_OK ||
+      ((*team)->my_rank == root.id &&
+       check_buffer(call, root_name, root_buf, nelem) != DART_OK)) {
+    return DART_ERR_INVAL;
+  }
+  return DART_OK;
+}
+
 dart_ret_t dart_barrier(dart_team_t teamid)
 {
   REQUIRE_INIT();
@@ -63,12 +83,10 @@ dart_ret_t dart_bcast(void *buf, size_t nelem, dart_datatype_t dtype,
                       dart_team_unit_t root, dart_team_t teamid)
 {
   REQUIRE_INIT();
-  struct team *team = team_lookup_or_report(__func__, teamid);
+  struct team *team;
   const struct datatype *type;
-  if (team == NULL ||
-      (type = datatype_contiguous_or_report(__func__, dtype)) == NULL ||
-      check_root(__func__, team, root) != DART_OK ||
-      check_buffer(__func__, "buf", buf, nelem) != DART_OK) {
+  if (check_rooted(__func__, teamid, dtype, root, buf, "buf", buf, "buf",
+                   nelem, &team, &type) != DART_OK) {
     return DART_ERR_INVAL;
   }
   WITH_MPI_COUNT(__func__, nelem, type->mpi_base, c, "MPI_Bcast",
@@ -81,14 +99,10 @@ dart_ret_t dart_scatter(const void *sendbuf, void *recvbuf, size_t nelem,
                         dart_team_t teamid)
 {
   REQUIRE_INIT();
-  struct team *team = team_lookup_or_report(__func__, teamid);
+  struct team *team;
   const struct datatype *type;
-  if (team == NULL ||
-      (type = datatype_contiguous_or_report(__func__, dtype)) == NULL ||
-      check_root(__func__, team, root) != DART_OK ||
-      check_buffer(__func__, "recvbuf", recvbuf, nelem) != DART_OK ||
-      (team->my_rank == root.id &&
-       check_buffer(__func__, "sendbuf", sendbuf, nelem) != DART_OK)) {
+  if (check_rooted(__func__, teamid, dtype, root, recvbuf, "recvbuf",
+                   sendbuf, "sendbuf", nelem, &team, &type) != DART_OK) {
     return DART_ERR_INVAL;
   }
   WITH_MPI_COUNT(__func__, nelem, type->mpi_base, c, "MPI_Scatter",
@@ -102,14 +116,10 @@ dart_ret_t dart_gather(const void *sendbuf, void *recvbuf, size_t nelem,
                        dart_team_t teamid)
 {
   REQUIRE_INIT();
-  struct team *team = team_lookup_or_report(__func__, teamid);
+  struct team *team;
   const struct datatype *type;
-  if (team == NULL ||
-      (type = datatype_contiguous_or_report(__func__, dtype)) == NULL ||
-      check_root(__func__, team, root) != DART_OK ||
-      check_buffer(__func__, "sendbuf", sendbuf, nelem) != DART_OK ||
-      (team->my_rank == root.id &&
-       check_buffer(__func__, "recvbuf", recvbuf, nelem) != DART_OK)) {
+  if (check_rooted(__func__, teamid, dtype, root, sendbuf, "sendbuf",
+                   recvbuf, "recvbuf", nelem, &team, &type) != DART_OK) {
     return DART_ERR_INVAL;
   }
   WITH_MPI_COUNT(__func__, nelem, type->mpi_base, c, "MPI_Gather",
