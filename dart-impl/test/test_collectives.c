@@ -9,6 +9,7 @@
  * changes the result. Counts above 7 and not multiples of it run the
  * large-count paths under DART_MPI_COUNT_LIMIT=7. */
 #include "test_stage.h"
+#include "test_values.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -103,47 +104,6 @@ static const char *tname(dart_datatype_t t)
   default:                    return t == triple_type ? "custom(12)"
                                                       : "other";
   }
-}
-
-static void put_val(dart_datatype_t t, void *buf, size_t i, long double v)
-{
-  switch (t) {
-  case DART_TYPE_BYTE:        ((char *)buf)[i] = (char)v; break;
-  case DART_TYPE_SHORT:       ((short *)buf)[i] = (short)v; break;
-  case DART_TYPE_INT:         ((int *)buf)[i] = (int)v; break;
-  case DART_TYPE_UINT:        ((unsigned int *)buf)[i] = (unsigned int)v;
-                              break;
-  case DART_TYPE_LONG:        ((long *)buf)[i] = (long)v; break;
-  case DART_TYPE_ULONG:       ((unsigned long *)buf)[i] = (unsigned long)v;
-                              break;
-  case DART_TYPE_LONGLONG:    ((long long *)buf)[i] = (long long)v; break;
-  case DART_TYPE_ULONGLONG:   ((unsigned long long *)buf)[i] =
-                                (unsigned long long)v;
-                              break;
-  case DART_TYPE_FLOAT:       ((float *)buf)[i] = (float)v; break;
-  case DART_TYPE_DOUBLE:      ((double *)buf)[i] = (double)v; break;
-  case DART_TYPE_LONG_DOUBLE: ((long double *)buf)[i] = v; break;
-  default:                    TEST_ASSERT(!"put_val: not a basic type");
-  }
-}
-
-static long double get_val(dart_datatype_t t, const void *buf, size_t i)
-{
-  switch (t) {
-  case DART_TYPE_BYTE:        return ((const char *)buf)[i];
-  case DART_TYPE_SHORT:       return ((const short *)buf)[i];
-  case DART_TYPE_INT:         return ((const int *)buf)[i];
-  case DART_TYPE_UINT:        return ((const unsigned int *)buf)[i];
-  case DART_TYPE_LONG:        return ((const long *)buf)[i];
-  case DART_TYPE_ULONG:       return ((const unsigned long *)buf)[i];
-  case DART_TYPE_LONGLONG:    return ((const long long *)buf)[i];
-  case DART_TYPE_ULONGLONG:   return ((const unsigned long long *)buf)[i];
-  case DART_TYPE_FLOAT:       return ((const float *)buf)[i];
-  case DART_TYPE_DOUBLE:      return ((const double *)buf)[i];
-  case DART_TYPE_LONG_DOUBLE: return ((const long double *)buf)[i];
-  default:                    TEST_ASSERT(!"get_val: not a basic type");
-  }
-  return 0;
 }
 
 /* Element i of the block identified by `k`; exact in type t (floating
