@@ -33,7 +33,8 @@ static const struct choice lock_modes[] = {
 
 static const char *const known_variables[] = {
   "DART_LOG_LEVEL", "DART_SHM_PATH", "DART_UNITS_PER_NODE",
-  "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT", NULL
+  "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT",
+  "DART_LOCAL_POOL_MIB", NULL
 };
 
 static int read_choice(const char *var, const struct choice *choices,
@@ -105,6 +106,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   int lock = LOCK_MODE_HYBRID;
   int units_per_node = 0;
   int count_limit = INT_MAX;
+  int pool_mib = 64;
 
   if (read_choice("DART_LOG_LEVEL", log_levels, &log_level, why, why_len) ||
       read_choice("DART_SHM_PATH", on_off, &shm, why, why_len) ||
@@ -114,6 +116,8 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
       read_int("DART_UNITS_PER_NODE", 0, INT_MAX, &units_per_node, why,
                why_len) ||
       read_int("DART_MPI_COUNT_LIMIT", 1, INT_MAX, &count_limit, why,
+               why_len) ||
+      read_int("DART_LOCAL_POOL_MIB", 1, 1 << 20, &pool_mib, why,
                why_len)) {
     return -1;
   }
@@ -123,6 +127,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   cfg->bootstrap          = (enum bootstrap_mode)bootstrap;
   cfg->lock_mode          = (enum lock_mode)lock;
   cfg->mpi_count_limit    = count_limit;
+  cfg->local_pool_mib     = pool_mib;
   /* The level must be in force before the warnings below are filtered. */
   log_set_level(cfg->log_level);
   warn_unknown_variables();

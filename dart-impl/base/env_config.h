@@ -29,6 +29,7 @@ struct env_config {
   enum bootstrap_mode bootstrap;         /* DART_BOOTSTRAP */
   enum lock_mode      lock_mode;         /* DART_LOCK_MODE */
   int                 mpi_count_limit;   /* DART_MPI_COUNT_LIMIT */
+  int                 local_pool_mib;    /* DART_LOCAL_POOL_MIB */
 };
 
 /* Fills `cfg` from the environment. Returns 0, or -1 with a message in

@@ -24,6 +24,10 @@ struct datatype {
   size_t          num_blocks;  /* indexed */
   size_t         *blocklens;   /* indexed */
   size_t         *offsets;     /* indexed */
+  size_t         *block_starts;/* indexed: elements before block i in an
+                                  instance (prefix sums of blocklens) */
+  MPI_Datatype    mpi_instance;/* strided/indexed: one instance, committed,
+                                  extent = extent * base_size */
 };
 
 dart_ret_t datatype_module_init(const char *call);
@@ -36,6 +40,35 @@ const struct datatype *datatype_get(dart_datatype_t type);
  * behalf of `call` and returns NULL otherwise. */
 const struct datatype *datatype_contiguous_or_report(const char *call,
                                                      dart_datatype_t type);
+
+/* --- one-sided transfers (spec 4.5) --- */
+
+/* Validates (nelem, src_type, dst_type) of a put/get: both live, same
+ * base type, nelem a multiple of each type's block count. Logs on behalf
+ * of `call` and returns DART_ERR_INVAL otherwise. */
+dart_ret_t datatype_check_transfer(const char *call, dart_datatype_t src_type,
+                                   dart_datatype_t dst_type, size_t nelem,
+                                   const struct datatype **src,
+                                   const struct datatype **dst);
+
+/* Bytes from the buffer start to one past the last byte that `nelem`
+ * elements laid out by `type` touch (0 for nelem == 0). */
+size_t datatype_span_bytes(const struct datatype *type, size_t nelem);
+
+/* Copies element j of `src` (layout src_type) to position j of `dst`
+ * (layout dst_type) for j < nelem, in contiguous runs (memcpy per run,
+ * one memcpy when both are contiguous). Types as validated above. */
+void datatype_copy(void *dst, const struct datatype *dst_type,
+                   const void *src, const struct datatype *src_type,
+                   size_t nelem);
+
+struct mpi_count;
+/* MPI (count, type) for `nelem` elements laid out by `type`: base
+ * elements for contiguous types, instances for strided/indexed ones,
+ * large counts folded as in large_count.h. Returns an MPI error code;
+ * release the result with mpi_count_release. */
+int datatype_mpi_layout(const struct datatype *type, size_t nelem,
+                        struct mpi_count *out);
 
 static inline bool datatype_is_basic_id(dart_datatype_t type)
 {

@@ -1,6 +1,9 @@
 /* dart_init / dart_exit and the process-level queries. */
 #include "runtime.h"
+#include "atomics.h"
 #include "datatype.h"
+#include "local_pool.h"
+#include "onesided.h"
 #include "operation.h"
 #include "team.h"
 
@@ -9,6 +12,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct runtime runtime;
 
@@ -40,12 +44,31 @@ static dart_ret_t start_mpi(const char *call, int *argc, char ***argv,
     MPI_Query_thread(&runtime.thread_level);
     return DART_OK;
   }
+#ifdef OPEN_MPI
+  /* Open MPI's default one-sided component crashes the target in
+   * MPI_Compare_and_swap (ompi #11349) and pays a system call per
+   * dynamic-window transfer; its UCX component does neither. A choice
+   * the user made in the environment wins. UCX alone has no shared
+   * windows: sm serves MPI_Win_allocate_shared, UCX everything else. */
+  setenv("OMPI_MCA_osc", "sm,ucx", 0);
+#endif
   int err = MPI_Init_thread(argc, argv, requested, &runtime.thread_level);
   if (err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI_Init_thread", err);
   }
   runtime.owns_mpi = true;
   return DART_OK;
+}
+
+/* Whether MPI_Compare_and_swap can be used (see start_mpi). */
+static bool mpi_compare_and_swap_works(void)
+{
+#ifdef OPEN_MPI
+  const char *osc = getenv("OMPI_MCA_osc");
+  return osc != NULL && osc[0] != '^' && strstr(osc, "ucx") != NULL;
+#else
+  return true;
+#endif
 }
 
 static void stop_mpi(void)
@@ -72,6 +95,7 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
     return ret;
   }
   runtime.env = env;
+  runtime.mpi_cas_works = mpi_compare_and_swap_works();
 
   MPI_Comm world = MPI_COMM_NULL;
   int err = MPI_Comm_dup(MPI_COMM_WORLD, &world);
@@ -103,8 +127,14 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
   if ((ret = operation_module_init(call)) != DART_OK) {
     goto fail_types;
   }
+  atomics_module_init();
   /* The team table takes ownership of `world` from here on. */
   if ((ret = team_module_init(call, world)) != DART_OK) {
+    goto fail_ops;
+  }
+  if ((ret = local_pool_init(call, (size_t)env.local_pool_mib << 20)) !=
+      DART_OK) {
+    team_module_finalize(call);
     goto fail_ops;
   }
   runtime.initialized = true;
@@ -153,6 +183,9 @@ dart_ret_t dart_exit(void)
   if (err != MPI_SUCCESS) {
     ret = report_mpi_error(__func__, "MPI_Barrier", err);
   }
+  onesided_module_finalize();
+  allocators_finalize();
+  local_pool_finalize();
   if (team_module_finalize(__func__) != DART_OK) {
     ret = DART_ERR_OTHER;
   }

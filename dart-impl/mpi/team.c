@@ -1,4 +1,5 @@
 #include "team.h"
+#include "globmem.h"
 #include "runtime.h"
 
 #include <dash/dart/if/dart_team_group.h>
@@ -47,6 +48,7 @@ int team_rank_of_global(const struct team *team, dart_unit_t global)
 
 static void team_free_resources(struct team *team)
 {
+  team_segments_free(team);
   if (team->dynamic_win != MPI_WIN_NULL) {
     MPI_Win_unlock_all(team->dynamic_win);
     MPI_Win_free(&team->dynamic_win);
@@ -314,10 +316,17 @@ dart_ret_t team_create(const char *call, struct team *parent,
 int team_barrier(dart_team_t id)
 {
   struct team *team = team_lookup(id);
-  /* Stores before the barrier happen before loads after it on any unit:
-   * release/acquire fences (free on x86), MPI does the rest. */
+  /* Stores before the barrier, plain or RMA, happen before any access
+   * after it on any unit: fences for plain loads and stores in shared
+   * memory (free on x86), MPI_Win_sync for the unified RMA model. */
   atomic_thread_fence(memory_order_release);
+  if (team->dynamic_win != MPI_WIN_NULL) {
+    MPI_Win_sync(team->dynamic_win);
+  }
   int err = MPI_Barrier(team->comm);
+  if (team->dynamic_win != MPI_WIN_NULL) {
+    MPI_Win_sync(team->dynamic_win);
+  }
   atomic_thread_fence(memory_order_acquire);
   return err;
 }

@@ -2,6 +2,8 @@
 #ifndef DART_MPI_TEAM_H
 #define DART_MPI_TEAM_H
 
+#include "segment.h"
+
 #include <dash/dart/if/dart_types.h>
 
 #include <mpi.h>
@@ -29,6 +31,8 @@ struct team {
 
   MPI_Win      dynamic_win;     /* in lock_all for the team's life;
                                    MPI_WIN_NULL for single-unit teams */
+
+  struct segment_table segments;
 };
 
 /* The team with this id if the caller is a member, else NULL. O(1). */

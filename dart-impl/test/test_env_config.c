@@ -10,7 +10,8 @@
 
 static const char *const all_vars[] = {
   "DART_LOG_LEVEL", "DART_SHM_PATH", "DART_UNITS_PER_NODE",
-  "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT", NULL
+  "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT",
+  "DART_LOCAL_POOL_MIB", NULL
 };
 
 int main(void)
@@ -27,6 +28,7 @@ int main(void)
   CHECK(cfg.bootstrap == BOOTSTRAP_NODE_ROOTS);
   CHECK(cfg.lock_mode == LOCK_MODE_HYBRID);
   CHECK(cfg.mpi_count_limit == INT_MAX);
+  CHECK(cfg.local_pool_mib == 64);
 
   setenv("DART_LOG_LEVEL", "debug", 1);
   setenv("DART_SHM_PATH", "off", 1);
@@ -34,7 +36,9 @@ int main(void)
   setenv("DART_BOOTSTRAP", "naive", 1);
   setenv("DART_LOCK_MODE", "mpi-mcs", 1);
   setenv("DART_MPI_COUNT_LIMIT", "7", 1);
+  setenv("DART_LOCAL_POOL_MIB", "2", 1);
   CHECK(env_config_read(&cfg, why, sizeof why) == 0);
+  CHECK(cfg.local_pool_mib == 2);
   CHECK(cfg.log_level == LOG_LEVEL_DEBUG);
   CHECK(!cfg.shared_memory_path);
   CHECK(cfg.units_per_node == 3);
@@ -55,6 +59,7 @@ int main(void)
     { "DART_UNITS_PER_NODE", "2x", "DART_UNITS_PER_NODE" },
     { "DART_MPI_COUNT_LIMIT", "0", "[1, " },
     { "DART_MPI_COUNT_LIMIT", "99999999999", "DART_MPI_COUNT_LIMIT" },
+    { "DART_LOCAL_POOL_MIB", "0", "DART_LOCAL_POOL_MIB" },
     { "DART_BOOTSTRAP", "fast", "node-roots" },
     { "DART_LOCK_MODE", "spin", "hybrid" },
   };

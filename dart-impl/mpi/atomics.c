@@ -1,0 +1,322 @@
+/* Atomics (spec 3.6.2, 4.4). CPU atomics and MPI atomics are not atomic
+ * with respect to each other, so for one segment and one type every unit
+ * takes the same path: CPU atomics when the segment's team lives on one
+ * node and the segment is mapped there (every target is then reached by
+ * load/store), MPI atomics otherwise, for local targets too. Results are
+ * complete on return (the MPI path flushes locally), which the spec
+ * allows and which keeps MPI from reading the caller's operands late. */
+#include "atomics.h"
+#include "datatype.h"
+#include "large_count.h"
+#include "operation.h"
+#include "runtime.h"
+#include "target.h"
+#include "../base/cpu_atomics.h"
+
+#include <dash/dart/if/dart_communication.h>
+
+#include <pthread.h>
+#include <string.h>
+
+enum atomic_path { PATH_CPU, PATH_PROCESS_LOCK, PATH_MPI };
+
+/* MPI element types for atomics, and whether MIN/MAX must be emulated:
+ * both distribution MPIs compare some unsigned types as signed. */
+static MPI_Datatype atomic_type[DART_TYPE_LAST];
+static bool emulate_minmax[DART_TYPE_LAST];
+
+/* Whether MPI's MIN and MAX order an unsigned type of `bytes` (4 or 8)
+ * correctly: max(UMAX, 1) = UMAX and min(UMAX, 1) = 1. */
+static bool minmax_correct(MPI_Datatype type, size_t bytes)
+{
+  uint64_t big = bytes == 4 ? UINT32_MAX : UINT64_MAX;
+  uint32_t big32 = UINT32_MAX, one32 = 1, out32;
+  uint64_t one64 = 1, out64;
+  void *big_p = bytes == 4 ? (void *)&big32 : (void *)&big;
+  void *one_p = bytes == 4 ? (void *)&one32 : (void *)&one64;
+  void *out_p = bytes == 4 ? (void *)&out32 : (void *)&out64;
+  memcpy(out_p, one_p, bytes);
+  MPI_Reduce_local(big_p, out_p, 1, type, MPI_MAX);
+  bool ok = memcmp(out_p, big_p, bytes) == 0;
+  memcpy(out_p, big_p, bytes);
+  MPI_Reduce_local(one_p, out_p, 1, type, MPI_MIN);
+  return ok && memcmp(out_p, one_p, bytes) == 0;
+}
+
+void atomics_module_init(void)
+{
+  for (dart_datatype_t t = DART_TYPE_BYTE; t < DART_TYPE_LAST; ++t) {
+    atomic_type[t] = datatype_get(t)->mpi_base;
+    emulate_minmax[t] = false;
+  }
+  /* Same-width stand-ins for the unsigned types, tried in order; if none
+   * orders correctly, MIN/MAX become compare-and-swap loops. */
+  const struct {
+    dart_datatype_t type;
+    MPI_Datatype    candidates[3];
+  } unsigned_types[] = {
+    { DART_TYPE_UINT, { MPI_UNSIGNED, MPI_UINT32_T, MPI_UINT32_T } },
+    { DART_TYPE_ULONG,
+      { MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UINT64_T } },
+    { DART_TYPE_ULONGLONG,
+      { MPI_UNSIGNED_LONG_LONG, MPI_UINT64_T, MPI_UNSIGNED_LONG } },
+  };
+  for (size_t i = 0; i < sizeof unsigned_types / sizeof *unsigned_types;
+       ++i) {
+    dart_datatype_t t = unsigned_types[i].type;
+    size_t bytes = datatype_get(t)->base_size;
+    emulate_minmax[t] = true;
+    for (int k = 0; k < 3 && emulate_minmax[t]; ++k) {
+      MPI_Datatype candidate = unsigned_types[i].candidates[k];
+      int size = 0;
+      MPI_Type_size(candidate, &size);
+      if ((size_t)size == bytes && minmax_correct(candidate, bytes)) {
+        atomic_type[t] = candidate;
+        emulate_minmax[t] = false;
+      }
+    }
+  }
+}
+
+static enum atomic_path choose_path(const struct target *t,
+                                    dart_datatype_t type)
+{
+  bool mapped = t->segment->node_bases != NULL || t->team->size == 1;
+  bool cpu = cpu_atomic_supported(type);
+  if (t->team->dynamic_win == MPI_WIN_NULL) {
+    /* A one-unit team: only threads of this process can race. */
+    return cpu ? PATH_CPU : PATH_PROCESS_LOCK;
+  }
+  if (cpu && mapped && t->team->num_nodes == 1 &&
+      runtime.env.shared_memory_path) {
+    return PATH_CPU;
+  }
+  return PATH_MPI;
+}
+
+/* Types without CPU atomics in a one-unit team (long double): a process
+ * lock suffices, every accessor is a thread of this process. */
+static pthread_mutex_t process_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void apply_long_double(long double *target, long double value,
+                              dart_operation_t op)
+{
+  switch (op) {
+  case DART_OP_MIN:     *target = value < *target ? value : *target; break;
+  case DART_OP_MAX:     *target = value > *target ? value : *target; break;
+  case DART_OP_SUM:     *target += value; break;
+  case DART_OP_PROD:    *target *= value; break;
+  case DART_OP_REPLACE: *target = value; break;
+  default:              break; /* NO_OP */
+  }
+}
+
+static void locked_fetch_and_op(void *target, const void *values,
+                                void *result, size_t nelem,
+                                dart_operation_t op)
+{
+  pthread_mutex_lock(&process_lock);
+  for (size_t i = 0; i < nelem; ++i) {
+    long double value;
+    memcpy(&value, (const char *)values + i * sizeof value, sizeof value);
+    long double *slot = (long double *)target + i;
+    if (result != NULL) {
+      memcpy(result, slot, sizeof *slot);
+    }
+    apply_long_double(slot, value, op);
+  }
+  pthread_mutex_unlock(&process_lock);
+}
+
+static dart_ret_t check_op(const char *call, dart_datatype_t dtype,
+                           dart_operation_t op)
+{
+  if (!datatype_is_basic_id(dtype)) {
+    return report_error(DART_ERR_INVAL, call,
+                        "atomics need a basic type, got %ld", (long)dtype);
+  }
+  if (!operation_valid_for_type(op, dtype, true)) {
+    return report_error(DART_ERR_INVAL, call,
+                        "operation %lu is not valid in atomics on type %ld",
+                        (unsigned long)op, (long)dtype);
+  }
+  return DART_OK;
+}
+
+static int flush_local(const struct target *t)
+{
+  return MPI_Win_flush_local(t->unit, t->win);
+}
+
+/* MPI_Compare_and_swap, or a clear error where it would crash. */
+static int mpi_compare_and_swap(const char *call, const struct target *t,
+                                const void *value, const void *compare,
+                                void *result, dart_datatype_t dtype,
+                                dart_ret_t *ret)
+{
+  if (!runtime.mpi_cas_works) {
+    *ret = report_error(DART_ERR_OTHER, call,
+                        "compare-and-swap through MPI is disabled: Open "
+                        "MPI's default one-sided component crashes in it "
+                        "(ompi #11349); run with OMPI_MCA_osc=sm,ucx");
+    return MPI_SUCCESS;
+  }
+  int err = MPI_Compare_and_swap(value, compare, result, atomic_type[dtype],
+                                 t->unit, t->disp, t->win);
+  return err == MPI_SUCCESS ? flush_local(t) : err;
+}
+
+/* MIN/MAX on one element where MPI orders the type wrongly: read, pick,
+ * swap in, until no one changed the element in between. */
+static int emulated_minmax(const char *call, struct target *t,
+                           const void *value, void *result,
+                           dart_datatype_t dtype, dart_operation_t op,
+                           dart_ret_t *ret)
+{
+  uint64_t seen = 0, want, now = 0, mine = 0;
+  size_t bytes = datatype_get(dtype)->base_size;
+  memcpy(&mine, value, bytes);
+  int err = MPI_Fetch_and_op(NULL, &seen, atomic_type[dtype], t->unit,
+                             t->disp, MPI_NO_OP, t->win);
+  err = err == MPI_SUCCESS ? flush_local(t) : err;
+  while (err == MPI_SUCCESS && *ret == DART_OK) {
+    bool take = op == DART_OP_MIN ? mine < seen : mine > seen;
+    want = take ? mine : seen;
+    if (want == seen) {
+      break;
+    }
+    err = mpi_compare_and_swap(call, t, &want, &seen, &now, dtype, ret);
+    if (now == seen) {
+      break;
+    }
+    seen = now;
+  }
+  if (result != NULL) {
+    memcpy(result, &seen, bytes);
+  }
+  return err;
+}
+
+/* The common body of accumulate and fetch-and-op (`result` non-NULL:
+ * one element, old value fetched). */
+static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
+                                const void *values, void *result,
+                                size_t nelem, dart_datatype_t dtype,
+                                dart_operation_t op)
+{
+  if (check_op(call, dtype, op) != DART_OK) {
+    return DART_ERR_INVAL;
+  }
+  if (nelem == 0) {
+    return DART_OK;
+  }
+  if (values == NULL) {
+    return report_error(DART_ERR_INVAL, call, "operand buffer is NULL");
+  }
+  size_t elem = datatype_get(dtype)->base_size;
+  struct target t;
+  if (target_resolve(call, gptr, nelem * elem, &t) != DART_OK) {
+    return DART_ERR_INVAL;
+  }
+  switch (choose_path(&t, dtype)) {
+  case PATH_CPU:
+    if (result != NULL) {
+      cpu_atomic_fetch_and_op(t.direct, values, result, dtype, op);
+    } else {
+      cpu_atomic_accumulate(t.direct, values, nelem, dtype, op);
+    }
+    target_direct_progress();
+    return DART_OK;
+  case PATH_PROCESS_LOCK:
+    locked_fetch_and_op(t.direct, values, result, nelem, op);
+    return DART_OK;
+  case PATH_MPI:
+    break;
+  }
+  dart_ret_t ret = DART_OK;
+  int err = MPI_SUCCESS;
+  if (emulate_minmax[dtype] && (op == DART_OP_MIN || op == DART_OP_MAX)) {
+    for (size_t i = 0; i < nelem && err == MPI_SUCCESS && ret == DART_OK;
+         ++i) {
+      err = emulated_minmax(call, &t, (const char *)values + i * elem,
+                            result, dtype, op, &ret);
+      t.disp += (MPI_Aint)elem;
+    }
+  } else if (result != NULL) {
+    err = MPI_Fetch_and_op(values, result, atomic_type[dtype], t.unit,
+                           t.disp, operation_mpi_op(op), t.win);
+    err = err == MPI_SUCCESS ? flush_local(&t) : err;
+  } else {
+    struct mpi_count c;
+    err = mpi_count_make(nelem, atomic_type[dtype], &c);
+    if (err == MPI_SUCCESS) {
+      err = MPI_Accumulate(values, c.count, c.type, t.unit, t.disp, c.count,
+                           c.type, operation_mpi_op(op), t.win);
+      mpi_count_release(&c);
+    }
+    err = err == MPI_SUCCESS ? flush_local(&t) : err;
+  }
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI atomic", err);
+  }
+  return ret;
+}
+
+dart_ret_t dart_accumulate(dart_gptr_t gptr, const void *values, size_t nelem,
+                           dart_datatype_t dtype, dart_operation_t op)
+{
+  REQUIRE_INIT();
+  return atomic_update(__func__, gptr, values, NULL, nelem, dtype, op);
+}
+
+dart_ret_t dart_accumulate_blocking_local(dart_gptr_t gptr, const void *values,
+                                          size_t nelem, dart_datatype_t dtype,
+                                          dart_operation_t op)
+{
+  REQUIRE_INIT();
+  return atomic_update(__func__, gptr, values, NULL, nelem, dtype, op);
+}
+
+dart_ret_t dart_fetch_and_op(dart_gptr_t gptr, const void *value,
+                             void *result, dart_datatype_t dtype,
+                             dart_operation_t op)
+{
+  REQUIRE_INIT();
+  if (result == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "result is NULL");
+  }
+  return atomic_update(__func__, gptr, value, result, 1, dtype, op);
+}
+
+dart_ret_t dart_compare_and_swap(dart_gptr_t gptr, const void *value,
+                                 const void *compare, void *result,
+                                 dart_datatype_t dtype)
+{
+  REQUIRE_INIT();
+  if (dtype < DART_TYPE_BYTE || dtype > DART_TYPE_ULONGLONG) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "compare-and-swap needs an integral basic type, "
+                        "got %ld", (long)dtype);
+  }
+  if (value == NULL || compare == NULL || result == NULL) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "value, compare or result is NULL");
+  }
+  struct target t;
+  if (target_resolve(__func__, gptr, datatype_get(dtype)->base_size, &t) !=
+      DART_OK) {
+    return DART_ERR_INVAL;
+  }
+  if (choose_path(&t, dtype) == PATH_CPU) {
+    cpu_atomic_compare_and_swap(t.direct, value, compare, result, dtype);
+    target_direct_progress();
+    return DART_OK;
+  }
+  dart_ret_t ret = DART_OK;
+  int err = mpi_compare_and_swap(__func__, &t, value, compare, result, dtype,
+                                 &ret);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(__func__, "MPI_Compare_and_swap", err);
+  }
+  return ret;
+}

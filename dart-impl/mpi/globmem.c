@@ -1,0 +1,422 @@
+/* Team memory: dart_team_memalloc_aligned nests an MPI_Win_allocate_shared
+ * window on the team's node communicator inside the team's dynamic window
+ * (seed 003); registration attaches user memory to the dynamic window.
+ * Every member learns every portion's size and displacement, so put/get
+ * find any byte in O(1). */
+#include "globmem.h"
+#include "datatype.h"
+#include "runtime.h"
+#include "team.h"
+
+#include <dash/dart/if/dart_globmem.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Portions start on a cache line, whatever alignment MPI hands out (some
+ * MPIs return 4- or 8-byte aligned shared memory). */
+#define PORTION_ALIGN 64
+
+static char *align_up(char *p)
+{
+  uintptr_t a = ((uintptr_t)p + PORTION_ALIGN - 1) & ~(uintptr_t)(PORTION_ALIGN - 1);
+  return (char *)a;
+}
+
+/* Open MPI 4.1's osc/ucx keeps the regions of a dynamic window in a
+ * sorted array that its binary search overruns by one: attaching a region
+ * above every attached one leaves an empty slot inside the array, later
+ * detaches miss their region, and MPI_Win_free then unmaps a NULL memory
+ * handle (segfault). A window with a single region never gets there, so
+ * under Open MPI every segment has its own dynamic window. */
+#ifdef OPEN_MPI
+static const bool window_per_segment = true;
+#else
+static const bool window_per_segment = false;
+#endif
+
+static void segment_free_memory(struct team *team, struct segment *seg)
+{
+  (void)team;
+  if (seg->attached) {
+    MPI_Win_detach(seg->win, seg->my_base);
+  }
+  if (seg->owns_win) {
+    MPI_Win_unlock_all(seg->win);
+    MPI_Win_free(&seg->win);
+  }
+  if (seg->shm_win != MPI_WIN_NULL) {
+    MPI_Win_free(&seg->shm_win);
+  }
+  free(seg->sizes);
+  free(seg->disps);
+  free(seg->node_bases);
+  free(seg);
+}
+
+void team_segments_free(struct team *team)
+{
+  struct segment_table *t = &team->segments;
+  if (t->local_pool != NULL) {
+    segment_free_memory(team, t->local_pool);
+  }
+  for (int i = 1; i < t->positive_cap; ++i) {
+    if (t->positive[i] != NULL) {
+      segment_free_memory(team, t->positive[i]);
+    }
+  }
+  for (int i = 1; i < t->negative_cap; ++i) {
+    if (t->negative[i] != NULL) {
+      segment_free_memory(team, t->negative[i]);
+    }
+  }
+  segment_table_free(t);
+}
+
+/* What every member publishes about its portion. */
+struct portion {
+  MPI_Aint disp;
+  uint64_t size;
+  int64_t  segid; /* cross-check: ids must agree without messages */
+};
+
+/* Collective: attaches my portion, exchanges portions, enters the
+ * segment. On failure the segment's memory is freed and the id is
+ * returned. */
+static dart_ret_t publish_segment(const char *call, struct team *team,
+                                  struct segment *seg, dart_gptr_t *gptr)
+{
+  dart_ret_t ret = DART_OK;
+  int err = MPI_SUCCESS;
+  seg->win = team->dynamic_win;
+  if (seg->win != MPI_WIN_NULL && window_per_segment) {
+    err = MPI_Win_create_dynamic(MPI_INFO_NULL, team->comm, &seg->win);
+    if (err == MPI_SUCCESS) {
+      seg->owns_win = true;
+      MPI_Win_set_errhandler(seg->win, MPI_ERRORS_RETURN);
+      err = MPI_Win_lock_all(MPI_MODE_NOCHECK, seg->win);
+    } else {
+      seg->win = MPI_WIN_NULL;
+    }
+    if (err != MPI_SUCCESS) {
+      ret = report_mpi_error(call, "MPI_Win_create_dynamic", err);
+    }
+  }
+  if (ret == DART_OK && seg->win != MPI_WIN_NULL && seg->my_size > 0) {
+    err = MPI_Win_attach(seg->win, seg->my_base, (MPI_Aint)seg->my_size);
+    if (err != MPI_SUCCESS) {
+      ret = report_mpi_error(call, "MPI_Win_attach", err);
+    }
+    seg->attached = err == MPI_SUCCESS;
+  }
+  struct portion mine = { 0, seg->my_size, seg->id };
+  MPI_Get_address(seg->my_base, &mine.disp);
+  if (ret != DART_OK) {
+    mine.segid = INT64_MIN; /* tells everyone this unit failed */
+  }
+  struct portion *all = malloc((size_t)team->size * sizeof *all);
+  seg->sizes = malloc((size_t)team->size * sizeof(size_t));
+  seg->disps = malloc((size_t)team->size * sizeof(MPI_Aint));
+  if (all == NULL || seg->sizes == NULL || seg->disps == NULL) {
+    /* Cannot take part in the exchange: the others will hang in it, as
+     * with any collective one member cannot enter. Say so loudly. */
+    free(all);
+    segment_id_return(&team->segments, seg->id);
+    segment_free_memory(team, seg);
+    return report_error(DART_ERR_NOMEM, call,
+                        "out of memory for the segment table entry");
+  }
+  err = MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all,
+                      (int)sizeof mine, MPI_BYTE, team->comm);
+  if (err != MPI_SUCCESS && ret == DART_OK) {
+    ret = report_mpi_error(call, "MPI_Allgather", err);
+  }
+  for (int u = 0; ret == DART_OK && u < team->size; ++u) {
+    if (all[u].segid != seg->id) {
+      ret = report_error(DART_ERR_OTHER, call,
+                         "unit %d of team %d holds segment id %lld, I hold "
+                         "%d (failed allocation or diverged calls)", u,
+                         (int)team->id, (long long)all[u].segid,
+                         (int)seg->id);
+    }
+    seg->disps[u] = all[u].disp;
+    seg->sizes[u] = (size_t)all[u].size;
+  }
+  free(all);
+  if (ret == DART_OK && segment_insert(&team->segments, seg) != 0) {
+    ret = report_error(DART_ERR_NOMEM, call, "out of memory for segment "
+                       "table");
+  }
+  if (ret != DART_OK) {
+    segment_id_return(&team->segments, seg->id);
+    segment_free_memory(team, seg);
+    return ret;
+  }
+  *gptr = (dart_gptr_t){ .unitid = 0, .flags = 0, .segid = seg->id,
+                         .teamid = team->id, .addr_or_offs.offset = 0 };
+  return DART_OK;
+}
+
+/* Common checks of allocation and registration; on success a fresh
+ * segment with its id taken. */
+static dart_ret_t begin_segment(const char *call, dart_team_t teamid,
+                                size_t nelem, dart_datatype_t dtype,
+                                bool registered, dart_gptr_t *gptr,
+                                struct team **team, struct segment **seg)
+{
+  if (gptr == NULL) {
+    return report_error(DART_ERR_INVAL, call, "gptr is NULL");
+  }
+  *gptr = DART_GPTR_NULL;
+  if ((*team = team_lookup_or_report(call, teamid)) == NULL) {
+    return DART_ERR_INVAL;
+  }
+  if (!datatype_is_basic_id(dtype)) {
+    return report_error(DART_ERR_INVAL, call,
+                        "type %ld is not a basic type", (long)dtype);
+  }
+  size_t elem = datatype_get(dtype)->base_size;
+  if (nelem > (SIZE_MAX - 2 * PORTION_ALIGN) / elem) {
+    return report_error(DART_ERR_INVAL, call, "%zu elements of %zu bytes "
+                        "overflow the address space", nelem, elem);
+  }
+  *seg = calloc(1, sizeof **seg);
+  if (*seg == NULL) {
+    return report_error(DART_ERR_NOMEM, call, "out of memory");
+  }
+  (*seg)->shm_win = MPI_WIN_NULL;
+  (*seg)->win = MPI_WIN_NULL;
+  (*seg)->registered = registered;
+  (*seg)->my_size = nelem * elem;
+  (*seg)->id = segment_id_take(&(*team)->segments, registered);
+  if ((*seg)->id == 0) {
+    free(*seg);
+    return report_error(DART_ERR_OTHER, call, "segment ids of team %d are "
+                        "exhausted", (int)teamid);
+  }
+  return DART_OK;
+}
+
+/* Collective: the node-shared memory of a new segment (its id set),
+ * nested into the team's dynamic window. */
+static dart_ret_t allocate_shared(const char *call, struct team *team,
+                                  struct segment *seg, dart_gptr_t *gptr)
+{
+  dart_ret_t ret;
+  /* Padding gives every member a non-empty, realignable piece: zero-byte
+   * members may otherwise get a NULL base. */
+  MPI_Aint request = (MPI_Aint)(seg->my_size + PORTION_ALIGN);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "alloc_shared_noncontig", "true");
+  char *raw = NULL;
+  int err = MPI_Win_allocate_shared(request, 1, info, team->node_comm, &raw,
+                                    &seg->shm_win);
+  MPI_Info_free(&info);
+  seg->node_bases = malloc((size_t)team->node_size * sizeof(char *));
+  if (err != MPI_SUCCESS || seg->node_bases == NULL) {
+    if (err == MPI_SUCCESS) {
+      ret = report_error(DART_ERR_NOMEM, call, "out of memory");
+    } else {
+      seg->shm_win = MPI_WIN_NULL;
+      ret = report_mpi_error(call, "MPI_Win_allocate_shared", err);
+    }
+    segment_id_return(&team->segments, seg->id);
+    segment_free_memory(team, seg);
+    return ret;
+  }
+  MPI_Win_set_errhandler(seg->shm_win, MPI_ERRORS_RETURN);
+  for (int r = 0; r < team->node_size; ++r) {
+    MPI_Aint size;
+    int disp_unit;
+    char *base = NULL;
+    MPI_Win_shared_query(seg->shm_win, r, &size, &disp_unit, &base);
+    seg->node_bases[r] = align_up(base);
+  }
+  seg->my_base = seg->node_bases[team->node_rank];
+  return publish_segment(call, team, seg, gptr);
+}
+
+dart_ret_t team_allocate_local_pool(const char *call, struct team *team,
+                                    size_t bytes)
+{
+  struct segment *seg = calloc(1, sizeof *seg);
+  if (seg == NULL) {
+    return report_error(DART_ERR_NOMEM, call, "out of memory");
+  }
+  seg->shm_win = MPI_WIN_NULL;
+  seg->win = MPI_WIN_NULL;
+  seg->my_size = bytes;
+  seg->id = DART_SEGMENT_LOCAL;
+  dart_gptr_t gptr;
+  return allocate_shared(call, team, seg, &gptr);
+}
+
+dart_ret_t dart_team_memalloc_aligned(dart_team_t teamid, size_t nelem,
+                                      dart_datatype_t dtype,
+                                      dart_gptr_t *gptr)
+{
+  REQUIRE_INIT();
+  struct team *team;
+  struct segment *seg;
+  dart_ret_t ret = begin_segment(__func__, teamid, nelem, dtype, false, gptr,
+                                 &team, &seg);
+  if (ret != DART_OK) {
+    return ret;
+  }
+  return allocate_shared(__func__, team, seg, gptr);
+}
+
+dart_ret_t dart_team_memregister(dart_team_t teamid, size_t nlelem,
+                                 dart_datatype_t dtype, void *addr,
+                                 dart_gptr_t *gptr)
+{
+  REQUIRE_INIT();
+  struct team *team;
+  struct segment *seg;
+  dart_ret_t ret = begin_segment(__func__, teamid, nlelem, dtype, true, gptr,
+                                 &team, &seg);
+  if (ret != DART_OK) {
+    return ret;
+  }
+  if (addr == NULL && seg->my_size > 0) {
+    segment_id_return(&team->segments, seg->id);
+    free(seg);
+    return report_error(DART_ERR_INVAL, __func__,
+                        "addr is NULL with %zu elements", nlelem);
+  }
+  seg->my_base = addr;
+  return publish_segment(__func__, team, seg, gptr);
+}
+
+dart_ret_t dart_team_memregister_aligned(dart_team_t teamid, size_t nelem,
+                                         dart_datatype_t dtype, void *addr,
+                                         dart_gptr_t *gptr)
+{
+  return dart_team_memregister(teamid, nelem, dtype, addr, gptr);
+}
+
+/* Common part of memfree and deregister. */
+static dart_ret_t free_segment(const char *call, dart_gptr_t gptr,
+                               bool registered)
+{
+  if (DART_GPTR_ISNULL(gptr)) {
+    return DART_OK;
+  }
+  struct team *team = team_lookup_or_report(call, gptr.teamid);
+  if (team == NULL) {
+    return DART_ERR_INVAL;
+  }
+  /* Segment 0 is the local pool: dart_memfree's business, never freed
+   * as a whole by the application. */
+  struct segment *seg = gptr.segid == DART_SEGMENT_LOCAL
+                          ? NULL
+                          : segment_lookup(&team->segments, gptr.segid);
+  if (seg == NULL || seg->registered != registered) {
+    return report_error(DART_ERR_INVAL, call,
+                        "no live %s segment %d on team %d",
+                        registered ? "registered" : "allocated",
+                        (int)gptr.segid, (int)gptr.teamid);
+  }
+  segment_remove(&team->segments, seg->id);
+  segment_free_memory(team, seg);
+  return DART_OK;
+}
+
+dart_ret_t dart_team_memfree(dart_gptr_t gptr)
+{
+  REQUIRE_INIT();
+  return free_segment(__func__, gptr, false);
+}
+
+dart_ret_t dart_team_memderegister(dart_gptr_t gptr)
+{
+  REQUIRE_INIT();
+  return free_segment(__func__, gptr, true);
+}
+
+/* My portion of the gptr's segment, or NULL after logging. */
+static struct segment *my_segment(const char *call, dart_gptr_t gptr,
+                                  struct team **team)
+{
+  if ((*team = team_lookup_or_report(call, gptr.teamid)) == NULL) {
+    return NULL;
+  }
+  struct segment *seg = segment_lookup(&(*team)->segments, gptr.segid);
+  if (seg == NULL) {
+    report_error(DART_ERR_INVAL, call, "unknown segment %d on team %d",
+                 (int)gptr.segid, (int)gptr.teamid);
+  }
+  return seg;
+}
+
+dart_ret_t dart_gptr_getaddr(const dart_gptr_t gptr, void **addr)
+{
+  REQUIRE_INIT();
+  if (addr == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "addr is NULL");
+  }
+  *addr = NULL;
+  struct team *team;
+  struct segment *seg = my_segment(__func__, gptr, &team);
+  if (seg == NULL) {
+    return DART_ERR_INVAL;
+  }
+  if (gptr.unitid == team->my_rank) {
+    *addr = seg->my_base + gptr.addr_or_offs.offset;
+  }
+  return DART_OK;
+}
+
+dart_ret_t dart_gptr_setaddr(dart_gptr_t *gptr, void *addr)
+{
+  REQUIRE_INIT();
+  if (gptr == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "gptr is NULL");
+  }
+  struct team *team;
+  struct segment *seg = my_segment(__func__, *gptr, &team);
+  if (seg == NULL) {
+    return DART_ERR_INVAL;
+  }
+  char *p = addr;
+  if (p < seg->my_base || p > seg->my_base + seg->my_size) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "address %p is outside my portion of segment %d",
+                        addr, (int)seg->id);
+  }
+  gptr->addr_or_offs.offset = (uint64_t)(p - seg->my_base);
+  return DART_OK;
+}
+
+dart_ret_t dart_gptr_getflags(dart_gptr_t gptr, uint16_t *flags)
+{
+  REQUIRE_INIT();
+  if (flags == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "flags is NULL");
+  }
+  *flags = 0;
+  struct team *team;
+  struct segment *seg = my_segment(__func__, gptr, &team);
+  if (seg == NULL) {
+    return DART_ERR_INVAL;
+  }
+  *flags = seg->flags;
+  return DART_OK;
+}
+
+dart_ret_t dart_gptr_setflags(dart_gptr_t *gptr, uint16_t flags)
+{
+  REQUIRE_INIT();
+  if (gptr == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "gptr is NULL");
+  }
+  struct team *team;
+  struct segment *seg = my_segment(__func__, *gptr, &team);
+  if (seg == NULL) {
+    return DART_ERR_INVAL;
+  }
+  seg->flags = flags;
+  gptr->flags = flags & 0xff;
+  return DART_OK;
+}

@@ -1,0 +1,446 @@
+/* Put and get in all their forms, flushes and handles. Node peers are
+ * reached with memcpy (or a pack loop for derived types) for blocking and
+ * non-blocking calls alike; everything else goes through MPI RMA on the
+ * team's dynamic window, which stays in a lock_all epoch. */
+#include "datatype.h"
+#include "large_count.h"
+#include "onesided.h"
+#include "runtime.h"
+#include "target.h"
+#include "../base/handle_table.h"
+
+#include <dash/dart/if/dart_communication.h>
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+/* A transfer still in flight in MPI. Handles given to the user are ids
+ * of this table cast to dart_handle_t, so a stale or made-up handle is
+ * rejected rather than dereferenced. */
+struct pending_transfer {
+  MPI_Request request; /* MPI_REQUEST_NULL once locally complete */
+  MPI_Win     win;
+  int         unit;
+  bool        is_put;
+};
+
+static struct handle_table pending = HANDLE_TABLE_INITIALIZER;
+
+enum completion { START_ONLY, COMPLETE, WITH_HANDLE };
+
+/* Open MPI 4.1's osc/ucx breaks MPI_Rput/MPI_Rget on dynamic windows (it
+ * looks up the wrong address among the target's regions and unpacks a
+ * garbage remote key: MPI_ERR_OTHER or a segfault). There a handle tracks
+ * a plain MPI_Put/MPI_Get instead, which a flush of its target completes
+ * (its request stays MPI_REQUEST_NULL). */
+#ifdef OPEN_MPI
+static const bool request_based_rma = false;
+#else
+static const bool request_based_rma = true;
+#endif
+
+static int complete(struct pending_transfer *p, bool remote);
+
+static dart_ret_t transfer(const char *call, bool is_put, void *local,
+                           dart_gptr_t gptr, size_t nelem,
+                           dart_datatype_t src_type, dart_datatype_t dst_type,
+                           enum completion completion, dart_handle_t *handle)
+{
+  if (completion == WITH_HANDLE) {
+    if (handle == NULL) {
+      return report_error(DART_ERR_INVAL, call, "handle is NULL");
+    }
+    *handle = DART_HANDLE_NULL;
+  }
+  const struct datatype *src, *dst;
+  if (datatype_check_transfer(call, src_type, dst_type, nelem, &src, &dst) !=
+      DART_OK) {
+    return DART_ERR_INVAL;
+  }
+  if (nelem == 0) {
+    return DART_OK;
+  }
+  if (local == NULL) {
+    return report_error(DART_ERR_INVAL, call,
+                        "%s buffer is NULL with nelem %zu",
+                        is_put ? "source" : "destination", nelem);
+  }
+  const struct datatype *remote_type = is_put ? dst : src;
+  const struct datatype *local_type = is_put ? src : dst;
+  struct target t;
+  if (target_resolve(call, gptr, datatype_span_bytes(remote_type, nelem),
+                     &t) != DART_OK) {
+    return DART_ERR_INVAL;
+  }
+  if (t.direct != NULL) {
+    if (is_put) {
+      datatype_copy(t.direct, dst, local, src, nelem);
+    } else {
+      datatype_copy(local, dst, t.direct, src, nelem);
+    }
+    target_direct_progress();
+    return DART_OK; /* complete at once: the handle stays NULL */
+  }
+
+  struct mpi_count lc, rc;
+  int err = datatype_mpi_layout(local_type, nelem, &lc);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "building the origin datatype", err);
+  }
+  err = datatype_mpi_layout(remote_type, nelem, &rc);
+  if (err != MPI_SUCCESS) {
+    mpi_count_release(&lc);
+    return report_mpi_error(call, "building the target datatype", err);
+  }
+  const char *what = is_put ? "MPI_Put" : "MPI_Get";
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (completion == WITH_HANDLE && request_based_rma) {
+    what = is_put ? "MPI_Rput" : "MPI_Rget";
+    err = is_put ? MPI_Rput(local, lc.count, lc.type, t.unit, t.disp,
+                            rc.count, rc.type, t.win, &request)
+                 : MPI_Rget(local, lc.count, lc.type, t.unit, t.disp,
+                            rc.count, rc.type, t.win, &request);
+  } else {
+    err = is_put ? MPI_Put(local, lc.count, lc.type, t.unit, t.disp,
+                           rc.count, rc.type, t.win)
+                 : MPI_Get(local, lc.count, lc.type, t.unit, t.disp,
+                           rc.count, rc.type, t.win);
+  }
+  if (err == MPI_SUCCESS && completion == COMPLETE) {
+    what = "MPI_Win_flush";
+    err = is_put ? MPI_Win_flush(t.unit, t.win)
+                 : MPI_Win_flush_local(t.unit, t.win);
+  }
+  mpi_count_release(&lc);
+  mpi_count_release(&rc);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, what, err);
+  }
+  if (completion == WITH_HANDLE) {
+    struct pending_transfer *p = malloc(sizeof *p);
+    intptr_t id = p == NULL ? 0 : handle_table_insert(&pending, p);
+    if (id == 0) {
+      /* No handle to give: complete the transfer here instead. */
+      struct pending_transfer now = { request, t.win, t.unit, is_put };
+      complete(&now, true);
+      free(p);
+      return DART_OK;
+    }
+    *p = (struct pending_transfer){ request, t.win, t.unit, is_put };
+    *handle = (dart_handle_t)(uintptr_t)id;
+  }
+  return DART_OK;
+}
+
+dart_ret_t dart_get(void *dest, dart_gptr_t gptr, size_t nelem,
+                    dart_datatype_t src_type, dart_datatype_t dst_type)
+{
+  REQUIRE_INIT();
+  return transfer(__func__, false, dest, gptr, nelem, src_type, dst_type,
+                  START_ONLY, NULL);
+}
+
+dart_ret_t dart_put(dart_gptr_t gptr, const void *src, size_t nelem,
+                    dart_datatype_t src_type, dart_datatype_t dst_type)
+{
+  REQUIRE_INIT();
+  return transfer(__func__, true, (void *)src, gptr, nelem, src_type,
+                  dst_type, START_ONLY, NULL);
+}
+
+dart_ret_t dart_get_blocking(void *dest, dart_gptr_t gptr, size_t nelem,
+                             dart_datatype_t src_type,
+                             dart_datatype_t dst_type)
+{
+  REQUIRE_INIT();
+  return transfer(__func__, false, dest, gptr, nelem, src_type, dst_type,
+                  COMPLETE, NULL);
+}
+
+dart_ret_t dart_put_blocking(dart_gptr_t gptr, const void *src, size_t nelem,
+                             dart_datatype_t src_type,
+                             dart_datatype_t dst_type)
+{
+  REQUIRE_INIT();
+  return transfer(__func__, true, (void *)src, gptr, nelem, src_type,
+                  dst_type, COMPLETE, NULL);
+}
+
+dart_ret_t dart_get_handle(void *dest, dart_gptr_t gptr, size_t nelem,
+                           dart_datatype_t src_type, dart_datatype_t dst_type,
+                           dart_handle_t *handle)
+{
+  REQUIRE_INIT();
+  return transfer(__func__, false, dest, gptr, nelem, src_type, dst_type,
+                  WITH_HANDLE, handle);
+}
+
+dart_ret_t dart_put_handle(dart_gptr_t gptr, const void *src, size_t nelem,
+                           dart_datatype_t src_type, dart_datatype_t dst_type,
+                           dart_handle_t *handle)
+{
+  REQUIRE_INIT();
+  return transfer(__func__, true, (void *)src, gptr, nelem, src_type,
+                  dst_type, WITH_HANDLE, handle);
+}
+
+/* --- flushes --- */
+
+static dart_ret_t flush(const char *call, dart_gptr_t gptr, bool all_units,
+                        bool local_only)
+{
+  struct team *team = team_lookup(gptr.teamid);
+  if (team == NULL) {
+    return report_error(DART_ERR_INVAL, call, "unknown team %d in gptr",
+                        (int)gptr.teamid);
+  }
+  struct segment *seg = segment_lookup(&team->segments, gptr.segid);
+  if (seg == NULL) {
+    return report_error(DART_ERR_INVAL, call, "unknown segment %d on team %d",
+                        (int)gptr.segid, (int)gptr.teamid);
+  }
+  int unit = gptr.unitid;
+  if (!all_units && (unit < 0 || unit >= team->size)) {
+    return report_error(DART_ERR_INVAL, call,
+                        "unit %d is not in [0, %d) of team %d", unit,
+                        team->size, (int)gptr.teamid);
+  }
+  if (!local_only) {
+    /* Direct stores are complete already; order them before whatever
+     * signals their completion. */
+    atomic_thread_fence(memory_order_seq_cst);
+  }
+  MPI_Win win = seg->win;
+  if (win == MPI_WIN_NULL) {
+    return DART_OK;
+  }
+  int err = all_units ? (local_only ? MPI_Win_flush_local_all(win)
+                                    : MPI_Win_flush_all(win))
+                      : (local_only ? MPI_Win_flush_local(unit, win)
+                                    : MPI_Win_flush(unit, win));
+  return err == MPI_SUCCESS ? DART_OK
+                            : report_mpi_error(call, "MPI_Win_flush", err);
+}
+
+dart_ret_t dart_flush(dart_gptr_t gptr)
+{
+  REQUIRE_INIT();
+  return flush(__func__, gptr, false, false);
+}
+
+dart_ret_t dart_flush_all(dart_gptr_t gptr)
+{
+  REQUIRE_INIT();
+  return flush(__func__, gptr, true, false);
+}
+
+dart_ret_t dart_flush_local(dart_gptr_t gptr)
+{
+  REQUIRE_INIT();
+  return flush(__func__, gptr, false, true);
+}
+
+dart_ret_t dart_flush_local_all(dart_gptr_t gptr)
+{
+  REQUIRE_INIT();
+  return flush(__func__, gptr, true, true);
+}
+
+/* --- handles --- */
+
+static struct pending_transfer *pending_of(dart_handle_t handle)
+{
+  return handle_table_lookup(&pending, (intptr_t)(uintptr_t)handle);
+}
+
+static dart_ret_t report_bad_handle(const char *call, dart_handle_t handle)
+{
+  return report_error(DART_ERR_INVAL, call,
+                      "handle %p is not a live transfer handle",
+                      (void *)handle);
+}
+
+/* Waits for local completion; with `remote`, a put is flushed too. */
+static int complete(struct pending_transfer *p, bool remote)
+{
+  int err = MPI_SUCCESS;
+  if (request_based_rma) {
+    err = MPI_Wait(&p->request, MPI_STATUS_IGNORE);
+  } else if (!(remote && p->is_put)) {
+    err = MPI_Win_flush_local(p->unit, p->win);
+  }
+  if (err == MPI_SUCCESS && remote && p->is_put) {
+    err = MPI_Win_flush(p->unit, p->win);
+  }
+  return err;
+}
+
+static void consume(dart_handle_t *handle)
+{
+  free(handle_table_remove(&pending, (intptr_t)(uintptr_t)*handle));
+  *handle = DART_HANDLE_NULL;
+}
+
+static dart_ret_t wait_one(const char *call, dart_handle_t *handle,
+                           bool remote)
+{
+  if (handle == NULL || *handle == DART_HANDLE_NULL) {
+    return DART_OK;
+  }
+  struct pending_transfer *p = pending_of(*handle);
+  if (p == NULL) {
+    return report_bad_handle(call, *handle);
+  }
+  int err = complete(p, remote);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Wait", err);
+  }
+  consume(handle);
+  return DART_OK;
+}
+
+static dart_ret_t wait_all(const char *call, dart_handle_t handles[],
+                           size_t n, bool remote)
+{
+  if (handles == NULL) {
+    return DART_OK;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (handles[i] != DART_HANDLE_NULL && pending_of(handles[i]) == NULL) {
+      return report_bad_handle(call, handles[i]);
+    }
+  }
+  dart_ret_t ret = DART_OK;
+  for (size_t i = 0; i < n; ++i) {
+    if (wait_one(call, &handles[i], remote) != DART_OK) {
+      ret = DART_ERR_OTHER;
+    }
+  }
+  return ret;
+}
+
+/* Sets *done if every live handle is locally complete; then consumes all
+ * (after flushing puts when `remote`), otherwise consumes none. */
+static dart_ret_t test_all(const char *call, dart_handle_t handles[],
+                           size_t n, int32_t *done, bool remote)
+{
+  if (done == NULL) {
+    return report_error(DART_ERR_INVAL, call, "result pointer is NULL");
+  }
+  *done = 1;
+  if (handles == NULL) {
+    return DART_OK;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (handles[i] == DART_HANDLE_NULL) {
+      continue;
+    }
+    struct pending_transfer *p = pending_of(handles[i]);
+    if (p == NULL) {
+      *done = 0;
+      return report_bad_handle(call, handles[i]);
+    }
+    int flag = 1;
+    if (p->request != MPI_REQUEST_NULL) {
+      int err = MPI_Test(&p->request, &flag, MPI_STATUS_IGNORE);
+      if (err != MPI_SUCCESS) {
+        *done = 0;
+        return report_mpi_error(call, "MPI_Test", err);
+      }
+    }
+    if (!flag) {
+      *done = 0;
+    }
+  }
+  if (*done) {
+    return wait_all(call, handles, n, remote);
+  }
+  return DART_OK;
+}
+
+dart_ret_t dart_wait(dart_handle_t *handle)
+{
+  REQUIRE_INIT();
+  return wait_one(__func__, handle, true);
+}
+
+dart_ret_t dart_wait_local(dart_handle_t *handle)
+{
+  REQUIRE_INIT();
+  return wait_one(__func__, handle, false);
+}
+
+dart_ret_t dart_waitall(dart_handle_t handles[], size_t n)
+{
+  REQUIRE_INIT();
+  return wait_all(__func__, handles, n, true);
+}
+
+dart_ret_t dart_waitall_local(dart_handle_t handles[], size_t n)
+{
+  REQUIRE_INIT();
+  return wait_all(__func__, handles, n, false);
+}
+
+dart_ret_t dart_test_local(dart_handle_t *handle, int32_t *result)
+{
+  REQUIRE_INIT();
+  if (handle == NULL) {
+    if (result == NULL) {
+      return report_error(DART_ERR_INVAL, __func__, "result is NULL");
+    }
+    *result = 1;
+    return DART_OK;
+  }
+  return test_all(__func__, handle, 1, result, false);
+}
+
+dart_ret_t dart_test(dart_handle_t *handleptr, int32_t *is_finished)
+{
+  REQUIRE_INIT();
+  if (handleptr == NULL) {
+    if (is_finished == NULL) {
+      return report_error(DART_ERR_INVAL, __func__, "is_finished is NULL");
+    }
+    *is_finished = 1;
+    return DART_OK;
+  }
+  return test_all(__func__, handleptr, 1, is_finished, true);
+}
+
+dart_ret_t dart_testall_local(dart_handle_t handles[], size_t n,
+                              int32_t *result)
+{
+  REQUIRE_INIT();
+  return test_all(__func__, handles, n, result, false);
+}
+
+dart_ret_t dart_testall(dart_handle_t handles[], size_t n,
+                        int32_t *is_finished)
+{
+  REQUIRE_INIT();
+  return test_all(__func__, handles, n, is_finished, true);
+}
+
+dart_ret_t dart_handle_free(dart_handle_t *handle)
+{
+  REQUIRE_INIT();
+  if (handle == NULL || *handle == DART_HANDLE_NULL) {
+    return DART_OK;
+  }
+  struct pending_transfer *p = pending_of(*handle);
+  if (p == NULL) {
+    return report_bad_handle(__func__, *handle);
+  }
+  /* The transfer goes on; a later flush completes it. */
+  if (p->request != MPI_REQUEST_NULL) {
+    MPI_Request_free(&p->request);
+  }
+  consume(handle);
+  return DART_OK;
+}
+
+void onesided_module_finalize(void)
+{
+  handle_table_clear(&pending, free);
+}

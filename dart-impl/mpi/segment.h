@@ -1,0 +1,72 @@
+/* Segments: the memory a team exposes, one entry per allocation or
+ * registration, found in O(1) from (team, segid) on the put/get path. */
+#ifndef DART_MPI_SEGMENT_H
+#define DART_MPI_SEGMENT_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct segment {
+  int16_t    id;
+  bool       registered; /* user memory: RMA path except for oneself */
+  uint16_t   flags;      /* dart_gptr_setflags */
+  size_t    *sizes;      /* team unit -> bytes of its portion */
+  MPI_Aint  *disps;      /* team unit -> displacement in the dynamic window */
+  char     **node_bases; /* node-local rank -> that peer's portion, mapped
+                            here; NULL for registered segments */
+  MPI_Win    shm_win;    /* MPI_WIN_NULL for registered segments */
+  char      *my_base;
+  size_t     my_size;
+  MPI_Win    win;        /* dynamic window my portion is attached to: the
+                            team's, or the segment's own (owns_win);
+                            MPI_WIN_NULL in one-unit teams */
+  bool       owns_win;
+  bool       attached;   /* my portion is attached to `win` */
+};
+
+/* Ids agree across members without messages: every member runs the same
+ * sequence of collective allocations and frees, and takes the next id
+ * from the same deterministic state. Freed ids come back least recently
+ * freed first, so a stale gptr rarely meets a new segment. */
+struct id_pool {
+  int      next;        /* magnitude of the next never-used id */
+  int16_t *freed;       /* FIFO ring of freed ids */
+  int      head, count, capacity;
+};
+
+struct segment_table {
+  struct segment  *local_pool; /* segid 0 (DART_TEAM_ALL only) */
+  struct segment **positive; /* index segid (> 0) */
+  struct segment **negative; /* index -segid (< 0) */
+  int              positive_cap, negative_cap;
+  struct id_pool   positive_ids, negative_ids;
+};
+
+/* The live segment `segid` of the table, or NULL. */
+static inline struct segment *segment_lookup(const struct segment_table *t,
+                                             int16_t segid)
+{
+  if (segid > 0) {
+    return segid < t->positive_cap ? t->positive[segid] : NULL;
+  }
+  if (segid < 0) {
+    return -segid < t->negative_cap ? t->negative[-segid] : NULL;
+  }
+  return t->local_pool;
+}
+
+/* Reserves the next id of the sign asked for; 0 when ids are exhausted
+ * or memory is short. */
+int16_t segment_id_take(struct segment_table *t, bool registered);
+/* Gives an id back, unused or after its segment was removed. */
+void segment_id_return(struct segment_table *t, int16_t segid);
+/* Enters a segment under its id (taken above); -1 if out of memory. */
+int segment_insert(struct segment_table *t, struct segment *seg);
+/* Removes the segment from the table (its id returns to the pool). */
+void segment_remove(struct segment_table *t, int16_t segid);
+/* Frees the table's own memory (segments must be gone). */
+void segment_table_free(struct segment_table *t);
+
+#endif
