@@ -143,9 +143,76 @@ static dart_ret_t check_op(const char *call, dart_datatype_t dtype,
   return DART_OK;
 }
 
+/* Open MPI 4.1's osc/ucx hands MPI_Fetch_and_op with NO_OP, REPLACE and
+ * SUM straight to UCX integer atomics: FLOAT and DOUBLE sums add the bit
+ * patterns, and 1-, 2- and 16-byte types fail in UCX (no update, garbage
+ * result, no error code). MPI_Get_accumulate takes the lock-based path
+ * there, correct for every type, and atomic with the other operations. */
+static bool fetch_and_op_works(dart_datatype_t dtype, dart_operation_t op)
+{
+#ifdef OPEN_MPI
+  size_t bytes = datatype_get(dtype)->base_size;
+  bool floating = dtype == DART_TYPE_FLOAT || dtype == DART_TYPE_DOUBLE ||
+                  dtype == DART_TYPE_LONG_DOUBLE;
+  return (bytes == 4 || bytes == 8) && !(floating && op == DART_OP_SUM);
+#else
+  (void)dtype;
+  (void)op;
+  return true;
+#endif
+}
+
 static int flush_local(const struct target *t)
 {
   return MPI_Win_flush_local(t->unit, t->win);
+}
+
+/* Open MPI 4.1's osc/ucx runs MPI_Compare_and_swap as a UCX atomic of the
+ * element's size, and UCX has 4- and 8-byte atomics only: 1- and 2-byte
+ * swaps fail there (no update, garbage result, no error code). Such a
+ * swap goes through the aligned 4-byte word holding the element instead:
+ * read the word, compare the element, swap the whole word in, and retry
+ * if a neighbouring byte changed meanwhile. */
+#ifdef OPEN_MPI
+static const bool narrow_cas_works = false;
+#else
+static const bool narrow_cas_works = true;
+#endif
+
+static int narrow_compare_and_swap(const char *call, const struct target *t,
+                                   const void *value, const void *compare,
+                                   void *result, size_t bytes,
+                                   dart_ret_t *ret)
+{
+  MPI_Aint word = t->disp & ~(MPI_Aint)3;
+  MPI_Aint lo = t->segment->disps[t->unit];
+  MPI_Aint hi = lo + (MPI_Aint)t->segment->sizes[t->unit];
+  if (word < lo || word + 4 > hi) {
+    *ret = report_error(DART_ERR_OTHER, call,
+                        "a %zu-byte compare-and-swap needs the aligned "
+                        "4-byte word around its element inside the target's "
+                        "portion with this MPI (Open MPI osc/ucx)", bytes);
+    return MPI_SUCCESS;
+  }
+  size_t shift = (size_t)(t->disp - word);
+  uint32_t seen = 0, now = 0, want;
+  int err = MPI_Fetch_and_op(NULL, &seen, MPI_UINT32_T, t->unit, word,
+                             MPI_NO_OP, t->win);
+  err = err == MPI_SUCCESS ? flush_local(t) : err;
+  while (err == MPI_SUCCESS &&
+         memcmp((char *)&seen + shift, compare, bytes) == 0) {
+    want = seen;
+    memcpy((char *)&want + shift, value, bytes);
+    err = MPI_Compare_and_swap(&want, &seen, &now, MPI_UINT32_T, t->unit,
+                               word, t->win);
+    err = err == MPI_SUCCESS ? flush_local(t) : err;
+    if (err != MPI_SUCCESS || now == seen) {
+      break; /* swapped: the element equalled compare */
+    }
+    seen = now;
+  }
+  memcpy(result, (char *)&seen + shift, bytes);
+  return err;
 }
 
 /* MPI_Compare_and_swap, or a clear error where it would crash. */
@@ -160,6 +227,11 @@ static int mpi_compare_and_swap(const char *call, const struct target *t,
                         "MPI's default one-sided component crashes in it "
                         "(ompi #11349); run with OMPI_MCA_osc=sm,ucx");
     return MPI_SUCCESS;
+  }
+  size_t bytes = datatype_get(dtype)->base_size;
+  if (!narrow_cas_works && bytes < 4) {
+    return narrow_compare_and_swap(call, t, value, compare, result, bytes,
+                                   ret);
   }
   int err = MPI_Compare_and_swap(value, compare, result, atomic_type[dtype],
                                  t->unit, t->disp, t->win);
@@ -233,6 +305,11 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
   case PATH_MPI:
     break;
   }
+  if (result == NULL && op == DART_OP_NO_OP) {
+    /* MPI_NO_OP is valid in MPI_Fetch_and_op / MPI_Get_accumulate only
+     * (MPI_Accumulate rejects it with MPI_ERR_OP); it changes nothing. */
+    return DART_OK;
+  }
   dart_ret_t ret = DART_OK;
   int err = MPI_SUCCESS;
   if (emulate_minmax[dtype] && (op == DART_OP_MIN || op == DART_OP_MAX)) {
@@ -242,6 +319,11 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
                             result, dtype, op, &ret);
       t.disp += (MPI_Aint)elem;
     }
+  } else if (result != NULL && !fetch_and_op_works(dtype, op)) {
+    err = MPI_Get_accumulate(values, 1, atomic_type[dtype], result, 1,
+                             atomic_type[dtype], t.unit, t.disp, 1,
+                             atomic_type[dtype], operation_mpi_op(op), t.win);
+    err = err == MPI_SUCCESS ? flush_local(&t) : err;
   } else if (result != NULL) {
     err = MPI_Fetch_and_op(values, result, atomic_type[dtype], t.unit,
                            t.disp, operation_mpi_op(op), t.win);

@@ -432,9 +432,12 @@ dart_ret_t dart_handle_free(dart_handle_t *handle)
   if (p == NULL) {
     return report_bad_handle(__func__, *handle);
   }
-  /* The transfer goes on; a later flush completes it. */
+  /* The transfer goes on; a later flush completes it remotely. Its MPI
+   * request cannot simply be dropped: MPICH and Open MPI reject
+   * MPI_Request_free on RMA requests (fatal on MPI_COMM_WORLD), so the
+   * request is completed locally here. */
   if (p->request != MPI_REQUEST_NULL) {
-    MPI_Request_free(&p->request);
+    MPI_Wait(&p->request, MPI_STATUS_IGNORE);
   }
   consume(handle);
   return DART_OK;
