@@ -310,6 +310,7 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
      * (MPI_Accumulate rejects it with MPI_ERR_OP); it changes nothing. */
     return DART_OK;
   }
+  target_rma_issued(&t);
   dart_ret_t ret = DART_OK;
   int err = MPI_SUCCESS;
   if (emulate_minmax[dtype] && (op == DART_OP_MIN || op == DART_OP_MAX)) {
@@ -394,6 +395,7 @@ dart_ret_t dart_compare_and_swap(dart_gptr_t gptr, const void *value,
     target_direct_progress();
     return DART_OK;
   }
+  target_rma_issued(&t);
   dart_ret_t ret = DART_OK;
   int err = mpi_compare_and_swap(__func__, &t, value, compare, result, dtype,
                                  &ret);

@@ -13,6 +13,7 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A transfer still in flight in MPI. Handles given to the user are ids
  * of this table cast to dart_handle_t, so a stale or made-up handle is
@@ -51,6 +52,22 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
       return report_error(DART_ERR_INVAL, call, "handle is NULL");
     }
     *handle = DART_HANDLE_NULL;
+  }
+  /* Fast path: one basic type on both sides to a mapped target, which is
+   * every element access of DASH inside a node. */
+  if (src_type == dst_type && datatype_is_basic_id(src_type) &&
+      local != NULL && nelem > 0 &&
+      nelem <= SIZE_MAX / sizeof(long double)) {
+    size_t bytes = nelem * datatype_basic_size(src_type);
+    struct target t;
+    if (target_resolve(call, gptr, bytes, &t) != DART_OK) {
+      return DART_ERR_INVAL;
+    }
+    if (t.direct != NULL) {
+      memcpy(is_put ? t.direct : local, is_put ? local : t.direct, bytes);
+      target_direct_progress();
+      return DART_OK;
+    }
   }
   const struct datatype *src, *dst;
   if (datatype_check_transfer(call, src_type, dst_type, nelem, &src, &dst) !=
@@ -92,6 +109,7 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
     mpi_count_release(&lc);
     return report_mpi_error(call, "building the target datatype", err);
   }
+  target_rma_issued(&t);
   const char *what = is_put ? "MPI_Put" : "MPI_Get";
   MPI_Request request = MPI_REQUEST_NULL;
   if (completion == WITH_HANDLE && request_based_rma) {
@@ -186,6 +204,17 @@ dart_ret_t dart_put_handle(dart_gptr_t gptr, const void *src, size_t nelem,
 
 /* --- flushes --- */
 
+/* Raises a completion mark to `value` unless it is past it already. */
+static void raise_mark(atomic_ulong *mark, unsigned long value)
+{
+  unsigned long seen = atomic_load_explicit(mark, memory_order_relaxed);
+  while (seen < value &&
+         !atomic_compare_exchange_weak_explicit(mark, &seen, value,
+                                                memory_order_relaxed,
+                                                memory_order_relaxed)) {
+  }
+}
+
 static dart_ret_t flush(const char *call, dart_gptr_t gptr, bool all_units,
                         bool local_only)
 {
@@ -211,13 +240,28 @@ static dart_ret_t flush(const char *call, dart_gptr_t gptr, bool all_units,
     atomic_thread_fence(memory_order_seq_cst);
   }
   MPI_Win win = seg->win;
-  if (win == MPI_WIN_NULL) {
-    return DART_OK;
+  unsigned long issued = atomic_load_explicit(&seg->rma_issued,
+                                              memory_order_relaxed);
+  unsigned long done = atomic_load_explicit(&seg->rma_flushed,
+                                            memory_order_relaxed);
+  if (local_only && issued != done) {
+    done = atomic_load_explicit(&seg->rma_flushed_local,
+                                memory_order_relaxed);
+  }
+  if (win == MPI_WIN_NULL || issued == done) {
+    return DART_OK; /* nothing went through MPI since the last flush */
   }
   int err = all_units ? (local_only ? MPI_Win_flush_local_all(win)
                                     : MPI_Win_flush_all(win))
                       : (local_only ? MPI_Win_flush_local(unit, win)
                                     : MPI_Win_flush(unit, win));
+  /* Only a flush of all units completes everything issued before it. */
+  if (err == MPI_SUCCESS && all_units) {
+    raise_mark(&seg->rma_flushed_local, issued);
+    if (!local_only) {
+      raise_mark(&seg->rma_flushed, issued);
+    }
+  }
   return err == MPI_SUCCESS ? DART_OK
                             : report_mpi_error(call, "MPI_Win_flush", err);
 }

@@ -4,6 +4,7 @@
 #define DART_MPI_SEGMENT_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,12 @@ struct segment {
                             MPI_WIN_NULL in one-unit teams */
   bool       owns_win;
   bool       attached;   /* my portion is attached to `win` */
+  /* RMA operations issued on `win` for this segment, and how many of
+   * them the last flushes of all units completed: a flush with nothing
+   * outstanding (the usual case inside a node) skips MPI. */
+  atomic_ulong rma_issued;
+  atomic_ulong rma_flushed;
+  atomic_ulong rma_flushed_local;
 };
 
 /* Ids agree across members without messages: every member runs the same

@@ -1,7 +1,9 @@
-/* Where a global pointer points: resolved once per one-sided call. */
+/* Where a global pointer points: resolved once per one-sided call, inline
+ * because it is the whole cost of a put or get between node peers. */
 #ifndef DART_MPI_TARGET_H
 #define DART_MPI_TARGET_H
 
+#include "runtime.h"
 #include "segment.h"
 #include "team.h"
 
@@ -12,20 +14,66 @@ struct target {
   struct segment *segment;
   int             unit;    /* team-relative */
   char           *direct;  /* load/store address, or NULL: use RMA */
-  MPI_Win         win;     /* RMA: the team's dynamic window */
+  MPI_Win         win;     /* RMA: the segment's dynamic window */
   MPI_Aint        disp;    /* RMA: displacement of the first byte */
 };
+
+/* Logs why `gptr` does not resolve for `span` bytes; DART_ERR_INVAL. */
+dart_ret_t target_report_invalid(const char *call, dart_gptr_t gptr,
+                                 size_t span);
 
 /* Resolves `gptr` for an access of `span` bytes from its offset. Unknown
  * team or segment, unit out of range, or a span running past the end of
  * the unit's portion: DART_ERR_INVAL with a log line on behalf of `call`.
  * O(1), no allocation. */
-dart_ret_t target_resolve(const char *call, dart_gptr_t gptr, size_t span,
-                          struct target *t);
+static inline dart_ret_t target_resolve(const char *call, dart_gptr_t gptr,
+                                        size_t span, struct target *t)
+{
+  struct team *team = team_lookup(gptr.teamid);
+  struct segment *seg =
+    team == NULL ? NULL : segment_lookup(&team->segments, gptr.segid);
+  int unit = gptr.unitid;
+  uint64_t offset = gptr.addr_or_offs.offset;
+  if (seg == NULL || unit < 0 || unit >= team->size ||
+      offset > seg->sizes[unit] || span > seg->sizes[unit] - offset) {
+    return target_report_invalid(call, gptr, span);
+  }
+  t->team = team;
+  t->segment = seg;
+  t->unit = unit;
+  t->direct = NULL;
+  t->win = seg->win;
+  t->disp = seg->disps[unit] + (MPI_Aint)offset;
+  if (runtime.env.shared_memory_path || t->win == MPI_WIN_NULL) {
+    int node_rank = team->node_rank_of[unit];
+    if (seg->node_bases != NULL && node_rank >= 0) {
+      t->direct = seg->node_bases[node_rank] + offset;
+    } else if (unit == team->my_rank) {
+      t->direct = seg->my_base + offset;
+    }
+  }
+  return DART_OK;
+}
 
-/* Called on every direct (shared-memory) access: now and then it enters
- * MPI, so a unit that only copies through shared memory still lets MPI
- * make progress for others. */
-void target_direct_progress(void);
+/* Enters MPI now and then (a cheap probe every 1024 direct accesses), so
+ * a unit that only copies through shared memory still lets MPI make
+ * progress for others. */
+extern __thread unsigned target_direct_ops
+  __attribute__((tls_model("initial-exec")));
+void target_progress_probe(void);
+
+static inline void target_direct_progress(void)
+{
+  if (++target_direct_ops % 1024 == 0) {
+    target_progress_probe();
+  }
+}
+
+/* Counts an RMA operation about to be issued to the target's segment. */
+static inline void target_rma_issued(const struct target *t)
+{
+  atomic_fetch_add_explicit(&t->segment->rma_issued, 1,
+                            memory_order_relaxed);
+}
 
 #endif

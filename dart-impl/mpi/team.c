@@ -8,15 +8,10 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-static struct team *team_table[TEAM_ID_MAX + 1];
+struct team *team_table[TEAM_ID_MAX + 1];
 /* Spec 4.1: the parent's members agree on max(next) for a new id; ids
  * are never reused, so a stale team id can never reach a new team. */
 static int next_team_id = 1;
-
-struct team *team_lookup(dart_team_t id)
-{
-  return id < 0 ? NULL : team_table[id];
-}
 
 struct team *team_lookup_or_report(const char *call, dart_team_t id)
 {

@@ -35,8 +35,14 @@ struct team {
   struct segment_table segments;
 };
 
+/* Indexed by team id; NULL where the caller is in no such team. */
+extern struct team *team_table[TEAM_ID_MAX + 1];
+
 /* The team with this id if the caller is a member, else NULL. O(1). */
-struct team *team_lookup(dart_team_t id);
+static inline struct team *team_lookup(dart_team_t id)
+{
+  return id < 0 ? NULL : team_table[id];
+}
 
 /* Like team_lookup, but logs "unknown team" on behalf of `call`. */
 struct team *team_lookup_or_report(const char *call, dart_team_t id);
