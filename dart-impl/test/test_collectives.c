@@ -69,19 +69,8 @@ static dart_datatype_t mat_type = DART_TYPE_UNDEFINED;
 
 static size_t tsize(dart_datatype_t t)
 {
-  switch (t) {
-  case DART_TYPE_BYTE:        return 1;
-  case DART_TYPE_SHORT:       return sizeof(short);
-  case DART_TYPE_INT:         return sizeof(int);
-  case DART_TYPE_UINT:        return sizeof(unsigned int);
-  case DART_TYPE_LONG:        return sizeof(long);
-  case DART_TYPE_ULONG:       return sizeof(unsigned long);
-  case DART_TYPE_LONGLONG:    return sizeof(long long);
-  case DART_TYPE_ULONGLONG:   return sizeof(unsigned long long);
-  case DART_TYPE_FLOAT:       return sizeof(float);
-  case DART_TYPE_DOUBLE:      return sizeof(double);
-  case DART_TYPE_LONG_DOUBLE: return sizeof(long double);
-  default: break;
+  if (basic_name(t) != NULL) {
+    return basic_size(t);
   }
   TEST_ASSERT(t == triple_type);
   return sizeof(struct triple);
@@ -89,21 +78,8 @@ static size_t tsize(dart_datatype_t t)
 
 static const char *tname(dart_datatype_t t)
 {
-  switch (t) {
-  case DART_TYPE_BYTE:        return "BYTE";
-  case DART_TYPE_SHORT:       return "SHORT";
-  case DART_TYPE_INT:         return "INT";
-  case DART_TYPE_UINT:        return "UINT";
-  case DART_TYPE_LONG:        return "LONG";
-  case DART_TYPE_ULONG:       return "ULONG";
-  case DART_TYPE_LONGLONG:    return "LONGLONG";
-  case DART_TYPE_ULONGLONG:   return "ULONGLONG";
-  case DART_TYPE_FLOAT:       return "FLOAT";
-  case DART_TYPE_DOUBLE:      return "DOUBLE";
-  case DART_TYPE_LONG_DOUBLE: return "LONG_DOUBLE";
-  default:                    return t == triple_type ? "custom(12)"
-                                                      : "other";
-  }
+  const char *name = basic_name(t);
+  return name != NULL ? name : t == triple_type ? "custom(12)" : "other";
 }
 
 /* Element i of the block identified by `k`; exact in type t (floating

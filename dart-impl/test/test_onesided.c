@@ -37,32 +37,12 @@ struct ctx {
 
 static int key(int unit, int purpose) { return 1 + unit * 64 + purpose; }
 
-static size_t tsize(dart_datatype_t t)
-{
-  switch (t) {
-  case DART_TYPE_BYTE:        return 1;
-  case DART_TYPE_SHORT:       return sizeof(short);
-  case DART_TYPE_INT:         return sizeof(int);
-  case DART_TYPE_UINT:        return sizeof(unsigned int);
-  case DART_TYPE_LONG:        return sizeof(long);
-  case DART_TYPE_ULONG:       return sizeof(unsigned long);
-  case DART_TYPE_LONGLONG:    return sizeof(long long);
-  case DART_TYPE_ULONGLONG:   return sizeof(unsigned long long);
-  case DART_TYPE_FLOAT:       return sizeof(float);
-  case DART_TYPE_DOUBLE:      return sizeof(double);
-  case DART_TYPE_LONG_DOUBLE: return sizeof(long double);
-  default:                    TEST_ASSERT(!"tsize: not a basic type");
-  }
-  return 0;
-}
+static size_t tsize(dart_datatype_t t) { return basic_size(t); }
 
 static const char *tname(dart_datatype_t t)
 {
-  static const char *names[] = { "UNDEFINED", "BYTE", "SHORT", "INT",
-                                 "UINT", "LONG", "ULONG", "LONGLONG",
-                                 "ULONGLONG", "FLOAT", "DOUBLE",
-                                 "LONG_DOUBLE" };
-  return t >= 0 && t < DART_TYPE_LAST ? names[t] : "derived";
+  const char *name = basic_name(t);
+  return name != NULL ? name : "other";
 }
 
 /* Element i of the data identified by `k`, exact in type t. */

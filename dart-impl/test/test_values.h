@@ -49,4 +49,36 @@ static long double get_val(dart_datatype_t t, const void *buf, size_t i)
   return 0;
 }
 
+/* Bytes of a basic type; fails the test for anything else. */
+__attribute__((unused))
+static size_t basic_size(dart_datatype_t t)
+{
+  switch (t) {
+  case DART_TYPE_BYTE:        return 1;
+  case DART_TYPE_SHORT:       return sizeof(short);
+  case DART_TYPE_INT:         return sizeof(int);
+  case DART_TYPE_UINT:        return sizeof(unsigned int);
+  case DART_TYPE_LONG:        return sizeof(long);
+  case DART_TYPE_ULONG:       return sizeof(unsigned long);
+  case DART_TYPE_LONGLONG:    return sizeof(long long);
+  case DART_TYPE_ULONGLONG:   return sizeof(unsigned long long);
+  case DART_TYPE_FLOAT:       return sizeof(float);
+  case DART_TYPE_DOUBLE:      return sizeof(double);
+  case DART_TYPE_LONG_DOUBLE: return sizeof(long double);
+  default:                    TEST_ASSERT(!"basic_size: not a basic type");
+  }
+  return 0;
+}
+
+/* Name of a basic type, NULL for anything else. */
+__attribute__((unused))
+static const char *basic_name(dart_datatype_t t)
+{
+  static const char *const names[DART_TYPE_LAST] = {
+    NULL, "BYTE", "SHORT", "INT", "UINT", "LONG", "ULONG", "LONGLONG",
+    "ULONGLONG", "FLOAT", "DOUBLE", "LONG_DOUBLE"
+  };
+  return t > DART_TYPE_UNDEFINED && t < DART_TYPE_LAST ? names[t] : NULL;
+}
+
 #endif
