@@ -6,6 +6,7 @@
 #include "globmem.h"
 #include "datatype.h"
 #include "runtime.h"
+#include "target.h"
 #include "team.h"
 
 #include <dash/dart/if/dart_globmem.h>
@@ -38,6 +39,7 @@ static const bool window_per_segment = false;
 static void segment_free_memory(struct team *team, struct segment *seg)
 {
   (void)team;
+  target_forget_all();
   if (seg->attached) {
     MPI_Win_detach(seg->win, seg->my_base);
   }

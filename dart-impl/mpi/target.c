@@ -1,6 +1,11 @@
 #include "target.h"
 
 __thread unsigned target_direct_ops __attribute__((tls_model("initial-exec")));
+__thread struct direct_target_cache target_cache
+  __attribute__((tls_model("initial-exec")));
+/* Starts above every cache entry's zero generation: no entry is valid
+ * before it was filled. */
+atomic_uint segment_generation = 1;
 
 dart_ret_t target_report_invalid(const char *call, dart_gptr_t gptr,
                                  size_t span)

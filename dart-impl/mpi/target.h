@@ -55,6 +55,57 @@ static inline dart_ret_t target_resolve(const char *call, dart_gptr_t gptr,
   return DART_OK;
 }
 
+/* The last directly mapped target of this thread: repeated accesses to
+ * one unit's portion skip the table walk. Any segment removal bumps
+ * `segment_generation`, which invalidates every thread's entry. */
+struct direct_target_cache {
+  uint64_t key;        /* team, segment and unit of the gptr */
+  unsigned generation;
+  char    *base;       /* the unit's portion, mapped here */
+  size_t   size;
+};
+extern __thread struct direct_target_cache target_cache
+  __attribute__((tls_model("initial-exec")));
+extern atomic_uint segment_generation;
+
+static inline uint64_t target_cache_key(dart_gptr_t gptr)
+{
+  return ((uint64_t)(uint32_t)(gptr.unitid & 0xffffff) << 32) |
+         ((uint64_t)(uint16_t)gptr.segid << 16) | (uint16_t)gptr.teamid;
+}
+
+/* The direct address of `span` bytes at `gptr` if this thread's cache
+ * holds its portion, else NULL (then resolve the slow way). */
+static inline char *target_cached(dart_gptr_t gptr, size_t span)
+{
+  const struct direct_target_cache *c = &target_cache;
+  uint64_t offset = gptr.addr_or_offs.offset;
+  if (c->key == target_cache_key(gptr) &&
+      c->generation == atomic_load_explicit(&segment_generation,
+                                            memory_order_relaxed) &&
+      offset <= c->size && span <= c->size - offset) {
+    return c->base + offset;
+  }
+  return NULL;
+}
+
+/* Remembers a resolved direct target for the next access. */
+static inline void target_remember(dart_gptr_t gptr, const struct target *t)
+{
+  struct direct_target_cache *c = &target_cache;
+  c->key = target_cache_key(gptr);
+  c->generation = atomic_load_explicit(&segment_generation,
+                                       memory_order_relaxed);
+  c->base = t->direct - gptr.addr_or_offs.offset;
+  c->size = t->segment->sizes[t->unit];
+}
+
+/* Invalidates every thread's cached target (a segment goes away). */
+static inline void target_forget_all(void)
+{
+  atomic_fetch_add_explicit(&segment_generation, 1, memory_order_relaxed);
+}
+
 /* Enters MPI now and then (a cheap probe every 1024 direct accesses), so
  * a unit that only copies through shared memory still lets MPI make
  * progress for others. */

@@ -1279,6 +1279,52 @@ static void run_team(const struct ctx *c, bool full)
   test_errors(c);
 }
 
+/* A freed segment's id comes back for a smaller segment: whatever a
+ * unit remembered about the old one must not let an access past the new
+ * portion's end through. */
+static void check_stale_target(void)
+{
+  STAGE("stale target after free and id reuse");
+  dart_gptr_t big, small;
+  S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 64, DART_TYPE_LONG, &big));
+  long value = 7, got = 0;
+  big.unitid = me;
+  big.addr_or_offs.offset = 32 * sizeof(long);
+  S_OK(dart_put_blocking(big, &value, 1, DART_TYPE_LONG, DART_TYPE_LONG));
+  S_OK(dart_get_blocking(&got, big, 1, DART_TYPE_LONG, DART_TYPE_LONG));
+  TEST_EQ(got, 7);
+  S_OK(dart_barrier(DART_TEAM_ALL));
+  dart_gptr_t freed = big;
+  S_OK(dart_team_memfree(big));
+  /* Freed ids come back least recently freed first: allocate until the
+   * old id is handed out again. */
+  dart_gptr_t others[64];
+  int n_others = 0;
+  for (;;) {
+    S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 8, DART_TYPE_LONG,
+                                    &small));
+    if (small.segid == freed.segid) {
+      break;
+    }
+    TEST_ASSERT(n_others < 64);
+    others[n_others++] = small;
+  }
+  int saved = mute_log();
+  S_RET(dart_get_blocking(&got, freed, 1, DART_TYPE_LONG, DART_TYPE_LONG),
+        DART_ERR_INVAL);
+  S_RET(dart_put_blocking(freed, &value, 1, DART_TYPE_LONG, DART_TYPE_LONG),
+        DART_ERR_INVAL);
+  restore_log(saved);
+  small.unitid = me;
+  small.addr_or_offs.offset = 7 * sizeof(long);
+  S_OK(dart_put_blocking(small, &value, 1, DART_TYPE_LONG, DART_TYPE_LONG));
+  S_OK(dart_barrier(DART_TEAM_ALL));
+  S_OK(dart_team_memfree(small));
+  for (int i = 0; i < n_others; ++i) {
+    S_OK(dart_team_memfree(others[i]));
+  }
+}
+
 int main(int argc, char **argv)
 {
   TEST_OK(dart_init(&argc, &argv));
@@ -1304,6 +1350,7 @@ int main(int argc, char **argv)
 
   struct ctx all = make_ctx(DART_TEAM_ALL, "DART_TEAM_ALL");
   run_team(&all, true);
+  check_stale_target();
   if (sub != DART_TEAM_NULL) {
     struct ctx subc = make_ctx(sub, "sub-team");
     run_team(&subc, false);
