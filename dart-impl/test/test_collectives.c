@@ -82,27 +82,6 @@ static const char *tname(dart_datatype_t t)
   return name != NULL ? name : t == triple_type ? "custom(12)" : "other";
 }
 
-/* Element i of the block identified by `k`; exact in type t (floating
- * values carry quarter fractions, signed ones alternate in sign). */
-static long double pattern(dart_datatype_t t, int k, size_t i)
-{
-  long long kk = k, j = (long long)i;
-  long long base = kk * 4099 + j * 3 + 1;
-  switch (t) {
-  case DART_TYPE_BYTE:
-    return (long double)((kk * 37 + j * 11 + 5) % 120);
-  case DART_TYPE_SHORT:
-    return (long double)((kk * 1009 + j * 7 + 3) % 30000 - 15000);
-  case DART_TYPE_UINT: case DART_TYPE_ULONG: case DART_TYPE_ULONGLONG:
-    return (long double)base;
-  case DART_TYPE_FLOAT: case DART_TYPE_DOUBLE: case DART_TYPE_LONG_DOUBLE:
-    return (long double)((kk & 1) ? -base : base) +
-           0.25L * (long double)(j % 4);
-  default:
-    return (long double)(((kk + j) & 1) ? -base : base);
-  }
-}
-
 static struct triple triple_pattern(int k, size_t i)
 {
   int j = (int)i;
@@ -117,7 +96,7 @@ static void fill_block(dart_datatype_t t, void *buf, size_t off, size_t n,
       struct triple v = triple_pattern(k, i);
       memcpy((char *)buf + (off + i) * sizeof v, &v, sizeof v);
     } else {
-      put_val(t, buf, off + i, pattern(t, k, i));
+      put_val(t, buf, off + i, basic_pattern(t, k, i));
     }
   }
 }
@@ -135,7 +114,8 @@ static void check_block(int line, dart_datatype_t t, const void *buf,
                    want.a, want.b, want.c);
       }
     } else {
-      long double got = get_val(t, buf, off + i), want = pattern(t, k, i);
+      long double got = get_val(t, buf, off + i);
+      long double want = basic_pattern(t, k, i);
       if (got != want) {
         stage_fail(line, "element %zu (block key %d): got %Lg, expected "
                    "%Lg", off + i, k, got, want);

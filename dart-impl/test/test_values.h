@@ -81,4 +81,27 @@ static const char *basic_name(dart_datatype_t t)
   return t > DART_TYPE_UNDEFINED && t < DART_TYPE_LAST ? names[t] : NULL;
 }
 
+/* Element i of the data identified by `k`, exact in basic type t:
+ * distinct per (k, i), negative values for signed types, quarter
+ * fractions for floating types. */
+__attribute__((unused))
+static long double basic_pattern(dart_datatype_t t, int k, size_t i)
+{
+  long long kk = k, j = (long long)i;
+  long long base = kk * 4099 + j * 3 + 1;
+  switch (t) {
+  case DART_TYPE_BYTE:
+    return (long double)((kk * 37 + j * 11 + 5) % 120);
+  case DART_TYPE_SHORT:
+    return (long double)((kk * 1009 + j * 7 + 3) % 30000 - 15000);
+  case DART_TYPE_UINT: case DART_TYPE_ULONG: case DART_TYPE_ULONGLONG:
+    return (long double)base;
+  case DART_TYPE_FLOAT: case DART_TYPE_DOUBLE: case DART_TYPE_LONG_DOUBLE:
+    return (long double)((kk & 1) ? -base : base) +
+           0.25L * (long double)(j % 4);
+  default:
+    return (long double)(((kk + j) & 1) ? -base : base);
+  }
+}
+
 #endif
