@@ -62,4 +62,37 @@ static inline void test_report_pass(const char *name)
 #define TEST_RET(call, code) TEST_EQ(call, code)
 #define TEST_OK(call) TEST_EQ(call, DART_OK)
 
+/* The tests' usual sub-team: the odd units and the last one ({0}, {1},
+ * {1, 2}, {1, 3} at 1-4 units), so it leaves unit 0 out where it can and
+ * team ids differ from global ids. */
+static inline bool test_subteam_member(int unit, int n)
+{
+  return unit % 2 == 1 || unit == n - 1;
+}
+
+/* Collective over DART_TEAM_ALL (n units): creates that sub-team;
+ * DART_TEAM_NULL on non-members. */
+static inline dart_team_t test_subteam_create(int n)
+{
+  dart_group_t group = DART_GROUP_NULL;
+  TEST_OK(dart_group_create(&group));
+  for (int u = 0; u < n; ++u) {
+    if (test_subteam_member(u, n)) {
+      TEST_OK(dart_group_addmember(group, DART_GLOBAL_UNIT_ID(u)));
+    }
+  }
+  dart_team_t sub = DART_TEAM_NULL;
+  TEST_OK(dart_team_create(DART_TEAM_ALL, group, &sub));
+  TEST_OK(dart_group_destroy(&group));
+  return sub;
+}
+
+/* `g` moved to team unit `unit` of its team, at byte `offset`. */
+static inline dart_gptr_t gptr_at(dart_gptr_t g, int unit, uint64_t offset)
+{
+  TEST_OK(dart_gptr_setunit(&g, DART_TEAM_UNIT_ID(unit)));
+  g.addr_or_offs.offset = offset;
+  return g;
+}
+
 #endif

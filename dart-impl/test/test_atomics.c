@@ -260,17 +260,10 @@ static bool fetched_ok(dart_datatype_t t, dart_operation_t op, int i,
   return false;
 }
 
-static dart_gptr_t at(dart_gptr_t g, int unit, uint64_t offset)
-{
-  TEST_OK(dart_gptr_setunit(&g, DART_TEAM_UNIT_ID(unit)));
-  g.addr_or_offs.offset = offset;
-  return g;
-}
-
 static char *local_base(dart_gptr_t g, int my_team_id)
 {
   void *p = NULL;
-  S_OK(dart_gptr_getaddr(at(g, my_team_id, 0), &p));
+  S_OK(dart_gptr_getaddr(gptr_at(g, my_team_id, 0), &p));
   TEST_ASSERT(p != NULL);
   return p;
 }
@@ -369,7 +362,7 @@ static void test_all_pairs(void)
     STAGE("accumulate %s %s onto unit %d", tname(t), oname(op),
           cs[c].target);
     put_val(t, ops[c], 0, operand(t, op, me, 0));
-    dart_gptr_t g = at(seg, cs[c].target, (size_t)c * SLOT_BYTES);
+    dart_gptr_t g = gptr_at(seg, cs[c].target, (size_t)c * SLOT_BYTES);
     S_OK(dart_accumulate(g, ops[c], 1, t, op));
     _Alignas(16) unsigned char vals[3 * 16];
     for (int i = 0; i < NB; ++i) {
@@ -393,7 +386,7 @@ static void test_all_pairs(void)
     }
     STAGE("read back %s %s from unit %d", tname(t), oname(cs[c].op),
           cs[c].target);
-    dart_gptr_t g = at(seg, cs[c].target, (size_t)c * SLOT_BYTES);
+    dart_gptr_t g = gptr_at(seg, cs[c].target, (size_t)c * SLOT_BYTES);
     _Alignas(16) unsigned char res[16], dummy[16], vals[3 * 16];
     memset(res, POISON, sizeof res);
     memset(dummy, 0, sizeof dummy);
@@ -419,7 +412,7 @@ static void test_all_pairs(void)
   for (int c = 0; c < ncombos; ++c) {
     dart_datatype_t t = cs[c].type;
     put_val(t, ops[c], 0, operand(t, cs[c].op, me, 0));
-    dart_gptr_t g = at(seg, cs[c].target, (size_t)c * SLOT_BYTES);
+    dart_gptr_t g = gptr_at(seg, cs[c].target, (size_t)c * SLOT_BYTES);
     S_OK(dart_fetch_and_op(g, ops[c], res[c], t, cs[c].op));
     if (c % 2 == 0) {
       S_OK(dart_flush_local(g));
@@ -497,7 +490,7 @@ static void test_counters(dart_team_t team, int tme, int tn,
                            sizeof *got);
 
   STAGE("%s: %d x %d fetch_and_op SUM +1 (LONGLONG)", label, tn, K_SUM);
-  dart_gptr_t g = at(seg, c_sum, 0);
+  dart_gptr_t g = gptr_at(seg, c_sum, 0);
   long long one = 1;
   for (int k = 0; k < K_SUM; ++k) {
     S_OK(dart_fetch_and_op(g, &one, &got[k], DART_TYPE_LONGLONG,
@@ -507,7 +500,7 @@ static void test_counters(dart_team_t team, int tme, int tn,
   check_permutation(__LINE__, team, tn, got, K_SUM, 0);
 
   STAGE("%s: %d x %d fetch_and_op SUM +0.5 (DOUBLE)", label, tn, K_DBL);
-  g = at(seg, c_dbl, sizeof(double));
+  g = gptr_at(seg, c_dbl, sizeof(double));
   double half = 0.5, d;
   for (int k = 0; k < K_DBL; ++k) {
     S_OK(dart_fetch_and_op(g, &half, &d, DART_TYPE_DOUBLE, DART_OP_SUM));
@@ -518,7 +511,7 @@ static void test_counters(dart_team_t team, int tme, int tn,
   check_permutation(__LINE__, team, tn, got, K_DBL, 0);
 
   STAGE("%s: %d x %d compare_and_swap increments (LONG)", label, tn, K_CAS);
-  g = at(seg, c_cas, 2 * sizeof(long));
+  g = gptr_at(seg, c_cas, 2 * sizeof(long));
   long cur = 0;
   for (int k = 0; k < K_CAS; ++k) {
     for (;;) {
@@ -537,7 +530,7 @@ static void test_counters(dart_team_t team, int tme, int tn,
   check_permutation(__LINE__, team, tn, got, K_CAS, 0);
 
   STAGE("%s: %d x %d REPLACE swaps (token passing)", label, tn, K_SWAP);
-  g = at(seg, c_swap, 3 * sizeof(long long));
+  g = gptr_at(seg, c_swap, 3 * sizeof(long long));
   for (int k = 0; k < K_SWAP; ++k) {
     long long mine_token = (long long)tme * K_SWAP + k;
     S_OK(dart_fetch_and_op(g, &mine_token, &got[k], DART_TYPE_LONGLONG,
@@ -612,7 +605,7 @@ static void test_cas_types(void)
     memset(result, POISON, sizeof result);
     put_val(t, value, 0, cas_token(t, 7));
     put_val(t, compare, 0, cas_token(t, 1));
-    dart_gptr_t g = at(seg, k % n, 16 * (size_t)k);
+    dart_gptr_t g = gptr_at(seg, k % n, 16 * (size_t)k);
     S_OK(dart_compare_and_swap(g, value, compare, result, t));
     S_OK(dart_flush(g));
     TEST_ASSERT(get_val(t, result, 0) == cas_token(t, 0));
@@ -629,7 +622,7 @@ static void test_cas_types(void)
         _Alignas(16) unsigned char value[16], compare[16], result[16];
         put_val(t, value, 0, cas_token(t, r + 1));
         put_val(t, compare, 0, cas_token(t, r));
-        dart_gptr_t g = at(seg, k % n, 16 * (size_t)k);
+        dart_gptr_t g = gptr_at(seg, k % n, 16 * (size_t)k);
         S_OK(dart_compare_and_swap(g, value, compare, result, t));
         S_OK(dart_flush(g));
         TEST_ASSERT(get_val(t, result, 0) == cas_token(t, r));
@@ -670,7 +663,7 @@ static void test_long_double(void)
     mine[3] = 0;
   }
   S_OK(dart_barrier(DART_TEAM_ALL));
-  dart_gptr_t g = at(seg, owner, 0);
+  dart_gptr_t g = gptr_at(seg, owner, 0);
   long long got[K_LD];
   /* Exact in long double for every sum reached here, not in double. */
   long double step = 0.5L + 0x1p-50L;
@@ -691,12 +684,12 @@ static void test_long_double(void)
   STAGE("LONG_DOUBLE MIN/MAX/REPLACE");
   long double lo = -1e-20L * (me + 1) - 3, hi = 1e15L + me + 0.5L;
   long double rep = me + 0.125L;
-  S_OK(dart_accumulate(at(seg, owner, sizeof(long double)), &lo, 1,
+  S_OK(dart_accumulate(gptr_at(seg, owner, sizeof(long double)), &lo, 1,
                        DART_TYPE_LONG_DOUBLE, DART_OP_MIN));
-  S_OK(dart_accumulate(at(seg, owner, 2 * sizeof(long double)), &hi, 1,
+  S_OK(dart_accumulate(gptr_at(seg, owner, 2 * sizeof(long double)), &hi, 1,
                        DART_TYPE_LONG_DOUBLE, DART_OP_MAX));
   long double old = -1;
-  S_OK(dart_fetch_and_op(at(seg, owner, 3 * sizeof(long double)), &rep, &old,
+  S_OK(dart_fetch_and_op(gptr_at(seg, owner, 3 * sizeof(long double)), &rep, &old,
                          DART_TYPE_LONG_DOUBLE, DART_OP_REPLACE));
   S_OK(dart_flush_all(seg));
   TEST_ASSERT(old == 0 || (old >= 0.125L && old < n &&
@@ -827,7 +820,7 @@ static void test_errors(void)
     { DART_TYPE_UNDEFINED, DART_OP_SUM }, { DART_TYPE_LAST, DART_OP_SUM },
   };
   for (int t = 0; t < n; ++t) {
-    dart_gptr_t g = at(seg, t, 0);
+    dart_gptr_t g = gptr_at(seg, t, 0);
     for (size_t i = 0; i < sizeof bad_pairs / sizeof *bad_pairs; ++i) {
       STAGE("atomics: type %ld with op %d towards unit %d",
             (long)bad_pairs[i].type, (int)bad_pairs[i].op, t);
@@ -877,14 +870,14 @@ static void test_errors(void)
     bad[nbad++].unitid = -1;
     bad[nbad] = g;
     bad[nbad++].unitid = n;
-    bad[nbad++] = at(seg, t, tbytes);
-    bad[nbad++] = at(seg, t, tbytes - 4);
-    bad[nbad++] = at(seg, t, UINT64_MAX - 3);
+    bad[nbad++] = gptr_at(seg, t, tbytes);
+    bad[nbad++] = gptr_at(seg, t, tbytes - 4);
+    bad[nbad++] = gptr_at(seg, t, UINT64_MAX - 3);
     bad[nbad] = g;
     bad[nbad++].teamid = 77;
     bad[nbad] = g;
     bad[nbad++].segid = 999;
-    bad[nbad++] = at(dead, t, 0);
+    bad[nbad++] = gptr_at(dead, t, 0);
     for (int b = 0; b < nbad; ++b) {
       S_RET(dart_accumulate(bad[b], vals, 1, DART_TYPE_LONG, DART_OP_SUM),
             DART_ERR_INVAL);
@@ -896,9 +889,9 @@ static void test_errors(void)
             DART_ERR_INVAL);
     }
     /* Several elements whose last one runs past the end. */
-    S_RET(dart_accumulate(at(seg, t, tbytes - 2 * sizeof(long)), vals, 3,
+    S_RET(dart_accumulate(gptr_at(seg, t, tbytes - 2 * sizeof(long)), vals, 3,
                           DART_TYPE_LONG, DART_OP_SUM), DART_ERR_INVAL);
-    S_RET(dart_accumulate_blocking_local(at(seg, t, 0), vals, 9 + (size_t)t,
+    S_RET(dart_accumulate_blocking_local(gptr_at(seg, t, 0), vals, 9 + (size_t)t,
                                          DART_TYPE_LONG, DART_OP_BOR),
           DART_ERR_INVAL);
     check_poison(__LINE__, res, 0, sizeof res);
@@ -920,9 +913,9 @@ static void test_errors(void)
   int next = (me + 1) % n;
   size_t next_n = 8 + (size_t)next;
   long add[2] = { me + 1, 10 * (me + 1) };
-  S_OK(dart_accumulate(at(seg, next, (next_n - 2) * sizeof(long)), add, 2,
+  S_OK(dart_accumulate(gptr_at(seg, next, (next_n - 2) * sizeof(long)), add, 2,
                        DART_TYPE_LONG, DART_OP_SUM));
-  S_OK(dart_flush(at(seg, next, 0)));
+  S_OK(dart_flush(gptr_at(seg, next, 0)));
   S_OK(dart_barrier(DART_TEAM_ALL));
   int prev = (me + n - 1) % n;
   TEST_EQ(((long *)mine)[nl - 2], prev + 1);
@@ -953,16 +946,16 @@ static void test_subteam(void)
   mine[1] = 0;
   S_OK(dart_barrier(sub));
   unsigned long mybit = 1UL << me; /* global id: no team/global mix-up */
-  S_OK(dart_accumulate(at(seg, 0, 0), &mybit, 1, DART_TYPE_ULONG,
+  S_OK(dart_accumulate(gptr_at(seg, 0, 0), &mybit, 1, DART_TYPE_ULONG,
                        DART_OP_BOR));
   unsigned long big = (1UL << 63) + (unsigned long)me;
-  S_OK(dart_accumulate(at(seg, (int)tsz - 1, sizeof(unsigned long)), &big,
+  S_OK(dart_accumulate(gptr_at(seg, (int)tsz - 1, sizeof(unsigned long)), &big,
                        1, DART_TYPE_ULONG, DART_OP_MAX));
   S_OK(dart_flush_all(seg));
   S_OK(dart_barrier(sub));
   unsigned long expect_bits = 0, expect_max = 0;
   for (int u = 0; u < n; ++u) {
-    if (u % 2 == 1 || u == n - 1) {
+    if (test_subteam_member(u, n)) {
       expect_bits |= 1UL << u;
       expect_max = (1UL << 63) + (unsigned long)u;
     }
@@ -989,15 +982,7 @@ int main(int argc, char **argv)
   n = (int)gsize;
   TEST_ASSERT(n <= 16);
 
-  dart_group_t group = DART_GROUP_NULL;
-  TEST_OK(dart_group_create(&group));
-  for (int u = 0; u < n; ++u) {
-    if (u % 2 == 1 || u == n - 1) {
-      TEST_OK(dart_group_addmember(group, DART_GLOBAL_UNIT_ID(u)));
-    }
-  }
-  TEST_OK(dart_team_create(DART_TEAM_ALL, group, &sub));
-  TEST_OK(dart_group_destroy(&group));
+  sub = test_subteam_create(n);
 
   test_all_pairs();
   test_counters(DART_TEAM_ALL, me, n, "DART_TEAM_ALL", n <= 2 ? 500 : 120,

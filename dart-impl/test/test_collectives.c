@@ -1308,17 +1308,8 @@ int main(int argc, char **argv)
 
   /* The sub-team: odd units and the last one ({0} at 1 unit, {1} at 2,
    * {1, 2} at 3, {1, 3} at 4), so team and global ids differ. */
-  dart_group_t group = DART_GROUP_NULL;
-  TEST_OK(dart_group_create(&group));
-  for (int u = 0; u < n; ++u) {
-    if (u % 2 == 1 || u == n - 1) {
-      TEST_OK(dart_group_addmember(group, DART_GLOBAL_UNIT_ID(u)));
-    }
-  }
-  dart_team_t sub = DART_TEAM_NULL;
-  TEST_OK(dart_team_create(DART_TEAM_ALL, group, &sub));
-  TEST_OK(dart_group_destroy(&group));
-  bool member = me % 2 == 1 || me == n - 1;
+  dart_team_t sub = test_subteam_create(n);
+  bool member = test_subteam_member(me, n);
   TEST_EQ(sub != DART_TEAM_NULL, member);
 
   /* Custom types and user operations (local calls). */

@@ -67,13 +67,6 @@ static void check_fill(int line, dart_datatype_t t, const void *buf,
   }
 }
 
-static dart_gptr_t at_unit(dart_gptr_t g, int unit, uint64_t offset)
-{
-  TEST_OK(dart_gptr_setunit(&g, DART_TEAM_UNIT_ID(unit)));
-  g.addr_or_offs.offset = offset;
-  return g;
-}
-
 static void *local_addr(int line, dart_gptr_t g)
 {
   void *p = (void *)&p;
@@ -151,21 +144,21 @@ static void test_alloc_types(void)
     check_same_everywhere(__LINE__, DART_TEAM_ALL, n, g);
 
     /* My portion: a local address; anybody else's: NULL and DART_OK. */
-    char *base = local_addr(__LINE__, at_unit(g, me, 0));
+    char *base = local_addr(__LINE__, gptr_at(g, me, 0));
     if (mine_n > 0) {
       TEST_ASSERT(base != NULL);
     }
     if (base != NULL) {
       TEST_EQ((uintptr_t)base % 8, 0);
       for (size_t i = 1; i < mine_n; i += 3) {
-        TEST_ASSERT(local_addr(__LINE__, at_unit(g, me, i * es)) ==
+        TEST_ASSERT(local_addr(__LINE__, gptr_at(g, me, i * es)) ==
                     base + i * es);
       }
     }
     for (int v = 0; v < n; ++v) {
       if (v != me) {
-        TEST_ASSERT(local_addr(__LINE__, at_unit(g, v, 0)) == NULL);
-        TEST_ASSERT(local_addr(__LINE__, at_unit(g, v, es)) == NULL);
+        TEST_ASSERT(local_addr(__LINE__, gptr_at(g, v, 0)) == NULL);
+        TEST_ASSERT(local_addr(__LINE__, gptr_at(g, v, es)) == NULL);
       }
     }
     fill(t, base, 0, mine_n, key(me, ti));
@@ -181,11 +174,11 @@ static void test_alloc_types(void)
             v, nv);
       unsigned char *buf = xmalloc(nv * es);
       memset(buf, POISON, nv * es);
-      S_OK(dart_get_blocking(buf, at_unit(g, v, 0), nv, t, t));
+      S_OK(dart_get_blocking(buf, gptr_at(g, v, 0), nv, t, t));
       check_fill(__LINE__, t, buf, 0, nv, 0, key(v, ti));
       size_t half = nv / 2;
       memset(buf, POISON, nv * es);
-      S_OK(dart_get_blocking(buf, at_unit(g, v, half * es), nv - half, t,
+      S_OK(dart_get_blocking(buf, gptr_at(g, v, half * es), nv - half, t,
                              t));
       check_fill(__LINE__, t, buf, 0, nv - half, half, key(v, ti));
       check_poison(__LINE__, buf, (nv - half) * es, half * es);
@@ -202,7 +195,7 @@ static void test_alloc_types(void)
   check_fresh(__LINE__, g, DART_TEAM_ALL, false);
   check_same_everywhere(__LINE__, DART_TEAM_ALL, n, g);
   for (int v = 0; v < n; ++v) {
-    void *p = local_addr(__LINE__, at_unit(g, v, 0));
+    void *p = local_addr(__LINE__, gptr_at(g, v, 0));
     if (v != me) {
       TEST_ASSERT(p == NULL);
     }
@@ -221,7 +214,7 @@ static void test_addr_and_flags(void)
   size_t count = 16 + (size_t)me;
   dart_gptr_t g;
   S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, count, DART_TYPE_LONG, &g));
-  dart_gptr_t mine = at_unit(g, me, 0);
+  dart_gptr_t mine = gptr_at(g, me, 0);
   char *base = local_addr(__LINE__, mine);
   TEST_ASSERT(base != NULL);
   const size_t offsets[] = { 0, 3, count - 1 };
@@ -237,7 +230,7 @@ static void test_addr_and_flags(void)
     TEST_ASSERT(local_addr(__LINE__, h) == base + off);
   }
   /* setaddr leaves the unit alone: the caller points it. */
-  dart_gptr_t other = at_unit(g, (me + 1) % n, 0);
+  dart_gptr_t other = gptr_at(g, (me + 1) % n, 0);
   S_OK(dart_gptr_setaddr(&other, base + 2 * sizeof(long)));
   TEST_EQ(other.unitid, (me + 1) % n);
   TEST_EQ(other.addr_or_offs.offset, 2 * sizeof(long));
@@ -441,13 +434,13 @@ static void test_segment_churn(void)
       }
     }
     if (cycle % 37 == 5 || cycle == cycles - 1) {
-      int *base = local_addr(__LINE__, at_unit(g, me, 0));
+      int *base = local_addr(__LINE__, gptr_at(g, me, 0));
       fill(DART_TYPE_INT, base, 0, count, key(me, cycle % 60));
       S_OK(dart_barrier(DART_TEAM_ALL));
       int peer = (me + 1) % n;
       size_t peer_count = (size_t)((cycle * 7 + peer * 3) % 50);
       int got[50];
-      S_OK(dart_get_blocking(got, at_unit(g, peer, 0), peer_count,
+      S_OK(dart_get_blocking(got, gptr_at(g, peer, 0), peer_count,
                              DART_TYPE_INT, DART_TYPE_INT));
       check_fill(__LINE__, DART_TYPE_INT, got, 0, peer_count, 0,
                  key(peer, cycle % 60));
@@ -501,7 +494,7 @@ static void test_free_errors(void)
   S_OK(dart_put_blocking(pool, &one, 1, DART_TYPE_LONG, DART_TYPE_LONG));
   S_OK(dart_get_blocking(&back, pool, 1, DART_TYPE_LONG, DART_TYPE_LONG));
   TEST_EQ(back, 11 + me);
-  S_OK(dart_put_blocking(at_unit(g, me, 8), &one, 1, DART_TYPE_LONG,
+  S_OK(dart_put_blocking(gptr_at(g, me, 8), &one, 1, DART_TYPE_LONG,
                          DART_TYPE_LONG));
   S_OK(dart_barrier(DART_TEAM_ALL));
   S_OK(dart_team_memfree(g));
@@ -519,8 +512,6 @@ static void test_free_errors(void)
  * Sub-team segments.
  * --------------------------------------------------------------------- */
 
-static bool is_sub_member(int u) { return u % 2 == 1 || u == n - 1; }
-
 static void test_subteam(void)
 {
   STAGE("sub-team allocation");
@@ -531,13 +522,13 @@ static void test_subteam(void)
     S_OK(dart_team_memalloc_aligned(sub, count, DART_TYPE_LONGLONG, &g));
     check_fresh(__LINE__, g, sub, false);
     check_same_everywhere(__LINE__, sub, sub_n, g);
-    long long *base = local_addr(__LINE__, at_unit(g, sub_me, 0));
+    long long *base = local_addr(__LINE__, gptr_at(g, sub_me, 0));
     if (count > 0) {
       TEST_ASSERT(base != NULL);
     }
     for (int v = 0; v < sub_n; ++v) {
       if (v != sub_me) {
-        TEST_ASSERT(local_addr(__LINE__, at_unit(g, v, 0)) == NULL);
+        TEST_ASSERT(local_addr(__LINE__, gptr_at(g, v, 0)) == NULL);
       }
     }
     /* Values keyed by the global id: team-relative addressing that
@@ -550,7 +541,7 @@ static void test_subteam(void)
       S_OK(dart_team_unit_l2g(sub, DART_TEAM_UNIT_ID(v), &gv));
       long long got[32];
       memset(got, POISON, sizeof got);
-      S_OK(dart_get_blocking(got, at_unit(g, v, 0), cv, DART_TYPE_LONGLONG,
+      S_OK(dart_get_blocking(got, gptr_at(g, v, 0), cv, DART_TYPE_LONGLONG,
                              DART_TYPE_LONGLONG));
       check_fill(__LINE__, DART_TYPE_LONGLONG, got, 0, cv, 0, key(gv.id, 20));
       check_poison(__LINE__, got, cv * sizeof(long long),
@@ -558,7 +549,7 @@ static void test_subteam(void)
     }
     int saved = mute_log();
     long long x;
-    S_RET(dart_get_blocking(&x, at_unit(g, sub_n, 0), 1, DART_TYPE_LONGLONG,
+    S_RET(dart_get_blocking(&x, gptr_at(g, sub_n, 0), 1, DART_TYPE_LONGLONG,
                             DART_TYPE_LONGLONG), DART_ERR_INVAL);
     restore_log(saved);
     S_OK(dart_barrier(sub));
@@ -571,12 +562,12 @@ static void test_subteam(void)
     STAGE("sub-team segment seen from a non-member");
     int saved = mute_log();
     void *p = &p;
-    S_RET(dart_gptr_getaddr(at_unit(g, 0, 0), &p), DART_ERR_INVAL);
+    S_RET(dart_gptr_getaddr(gptr_at(g, 0, 0), &p), DART_ERR_INVAL);
     TEST_ASSERT(p == NULL);
     long long x = 0;
-    S_RET(dart_get_blocking(&x, at_unit(g, 0, 0), 1, DART_TYPE_LONGLONG,
+    S_RET(dart_get_blocking(&x, gptr_at(g, 0, 0), 1, DART_TYPE_LONGLONG,
                             DART_TYPE_LONGLONG), DART_ERR_INVAL);
-    S_RET(dart_put_blocking(at_unit(g, 0, 0), &x, 1, DART_TYPE_LONGLONG,
+    S_RET(dart_put_blocking(gptr_at(g, 0, 0), &x, 1, DART_TYPE_LONGLONG,
                             DART_TYPE_LONGLONG), DART_ERR_INVAL);
     S_RET(dart_team_memfree(g), DART_ERR_INVAL);
     S_RET(dart_team_memalloc_aligned(g.teamid, 4, DART_TYPE_INT, &g),
@@ -608,13 +599,13 @@ static void test_register(void)
   check_fresh(__LINE__, r, DART_TEAM_ALL, true);
   check_same_everywhere(__LINE__, DART_TEAM_ALL, n, r);
   if (count > 0) {
-    TEST_ASSERT(local_addr(__LINE__, at_unit(r, me, 0)) == buf);
-    TEST_ASSERT(local_addr(__LINE__, at_unit(r, me, 2 * sizeof(long))) ==
+    TEST_ASSERT(local_addr(__LINE__, gptr_at(r, me, 0)) == buf);
+    TEST_ASSERT(local_addr(__LINE__, gptr_at(r, me, 2 * sizeof(long))) ==
                 buf + 2);
   }
   for (int v = 0; v < n; ++v) {
     if (v != me) {
-      TEST_ASSERT(local_addr(__LINE__, at_unit(r, v, 0)) == NULL);
+      TEST_ASSERT(local_addr(__LINE__, gptr_at(r, v, 0)) == NULL);
     }
   }
   S_OK(dart_barrier(DART_TEAM_ALL));
@@ -624,7 +615,7 @@ static void test_register(void)
     size_t cv = reg_nelem(v);
     long got[64];
     memset(got, POISON, sizeof got);
-    S_OK(dart_get_blocking(got, at_unit(r, v, 0), cv, DART_TYPE_LONG,
+    S_OK(dart_get_blocking(got, gptr_at(r, v, 0), cv, DART_TYPE_LONG,
                            DART_TYPE_LONG));
     check_fill(__LINE__, DART_TYPE_LONG, got, 0, cv, 0, key(v, 30));
     check_poison(__LINE__, got, cv * sizeof(long),
@@ -637,7 +628,7 @@ static void test_register(void)
   int next = (me + 1) % n, prev = (me + n - 1) % n;
   long src[64];
   fill(DART_TYPE_LONG, src, 0, reg_nelem(next), key(me, 31));
-  S_OK(dart_put_blocking(at_unit(r, next, 0), src, reg_nelem(next),
+  S_OK(dart_put_blocking(gptr_at(r, next, 0), src, reg_nelem(next),
                          DART_TYPE_LONG, DART_TYPE_LONG));
   S_OK(dart_barrier(DART_TEAM_ALL));
   check_fill(__LINE__, DART_TYPE_LONG, buf, 0, count, 0, key(prev, 31));
@@ -653,10 +644,10 @@ static void test_register(void)
   check_fresh(__LINE__, ra, DART_TEAM_ALL, true);
   TEST_ASSERT(ra.segid != r.segid);
   check_same_everywhere(__LINE__, DART_TEAM_ALL, n, ra);
-  TEST_ASSERT(local_addr(__LINE__, at_unit(ra, me, 0)) == abuf);
+  TEST_ASSERT(local_addr(__LINE__, gptr_at(ra, me, 0)) == abuf);
   S_OK(dart_barrier(DART_TEAM_ALL));
   double dgot[8];
-  S_OK(dart_get_blocking(dgot, at_unit(ra, next, 0), 8, DART_TYPE_DOUBLE,
+  S_OK(dart_get_blocking(dgot, gptr_at(ra, next, 0), 8, DART_TYPE_DOUBLE,
                          DART_TYPE_DOUBLE));
   check_fill(__LINE__, DART_TYPE_DOUBLE, dgot, 0, 8, 0, key(next, 32));
   S_OK(dart_barrier(DART_TEAM_ALL));
@@ -675,21 +666,21 @@ static void test_register(void)
   memset(junk, 0, sizeof junk);
   for (int v = 0; v < n; ++v) {
     if (reg_nelem(v) > 0) {
-      S_RET(dart_put_blocking(at_unit(r, v, 0), junk, 1, DART_TYPE_LONG,
+      S_RET(dart_put_blocking(gptr_at(r, v, 0), junk, 1, DART_TYPE_LONG,
                               DART_TYPE_LONG), DART_ERR_INVAL);
     }
-    S_RET(dart_put_blocking(at_unit(ra, v, 0), junk, 1, DART_TYPE_DOUBLE,
+    S_RET(dart_put_blocking(gptr_at(ra, v, 0), junk, 1, DART_TYPE_DOUBLE,
                             DART_TYPE_DOUBLE), DART_ERR_INVAL);
-    S_RET(dart_put(at_unit(ra, v, 0), junk, 1, DART_TYPE_DOUBLE,
+    S_RET(dart_put(gptr_at(ra, v, 0), junk, 1, DART_TYPE_DOUBLE,
                    DART_TYPE_DOUBLE), DART_ERR_INVAL);
     memset(junk, POISON, sizeof junk);
-    S_RET(dart_get_blocking(junk, at_unit(ra, v, 0), 1, DART_TYPE_DOUBLE,
+    S_RET(dart_get_blocking(junk, gptr_at(ra, v, 0), 1, DART_TYPE_DOUBLE,
                             DART_TYPE_DOUBLE), DART_ERR_INVAL);
     check_poison(__LINE__, junk, 0, sizeof junk);
     memset(junk, 0, sizeof junk);
   }
   void *p = &p;
-  S_RET(dart_gptr_getaddr(at_unit(ra, me, 0), &p), DART_ERR_INVAL);
+  S_RET(dart_gptr_getaddr(gptr_at(ra, me, 0), &p), DART_ERR_INVAL);
   TEST_ASSERT(p == NULL);
   S_RET(dart_team_memderegister(ra), DART_ERR_INVAL);
   restore_log(saved);
@@ -772,7 +763,7 @@ static void test_memalloc(void)
     }
   }
   if (owner) {
-    char *pool_base = local_addr(__LINE__, at_unit(blocks[0], me, 0));
+    char *pool_base = local_addr(__LINE__, gptr_at(blocks[0], me, 0));
     TEST_ASSERT(pool_base != NULL);
     for (int b = 0; b < POOL_BLOCKS; ++b) {
       uint64_t ob = blocks[b].addr_or_offs.offset;
@@ -1128,16 +1119,8 @@ int main(int argc, char **argv)
   me = gme.id;
   n = (int)gsize;
 
-  dart_group_t group = DART_GROUP_NULL;
-  TEST_OK(dart_group_create(&group));
-  for (int u = 0; u < n; ++u) {
-    if (is_sub_member(u)) {
-      TEST_OK(dart_group_addmember(group, DART_GLOBAL_UNIT_ID(u)));
-    }
-  }
-  TEST_OK(dart_team_create(DART_TEAM_ALL, group, &sub));
-  TEST_OK(dart_group_destroy(&group));
-  TEST_EQ(sub != DART_TEAM_NULL, is_sub_member(me));
+  sub = test_subteam_create(n);
+  TEST_EQ(sub != DART_TEAM_NULL, test_subteam_member(me, n));
   if (sub != DART_TEAM_NULL) {
     dart_team_unit_t tme;
     size_t tsz;

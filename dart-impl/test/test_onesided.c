@@ -14,6 +14,7 @@
  * DART_UNITS_PER_NODE, MPICH cliques), independently of the runtime. */
 #include "test_stage.h"
 #include "test_values.h"
+#include "test_nodes.h"
 
 #include <mpi.h>
 
@@ -84,17 +85,10 @@ static void check_fill(int line, dart_datatype_t t, const void *buf,
   }
 }
 
-static dart_gptr_t at(dart_gptr_t g, int unit, uint64_t offset)
-{
-  TEST_OK(dart_gptr_setunit(&g, DART_TEAM_UNIT_ID(unit)));
-  g.addr_or_offs.offset = offset;
-  return g;
-}
-
 static char *local_base(dart_gptr_t g, int my_team_id)
 {
   void *p = NULL;
-  S_OK(dart_gptr_getaddr(at(g, my_team_id, 0), &p));
+  S_OK(dart_gptr_getaddr(gptr_at(g, my_team_id, 0), &p));
   return p;
 }
 
@@ -126,21 +120,7 @@ static void check_handle(int line, const struct ctx *c, int u,
  * the runtime's documented DART_UNITS_PER_NODE split. */
 static void compute_node_keys(void)
 {
-  MPI_Comm shared;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                      &shared);
-  int shared_rank, world_rank, leader;
-  MPI_Comm_rank(shared, &shared_rank);
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  leader = world_rank;
-  MPI_Bcast(&leader, 1, MPI_INT, 0, shared);
-  MPI_Comm_free(&shared);
-  const char *per_node = getenv("DART_UNITS_PER_NODE");
-  int p = per_node != NULL ? atoi(per_node) : 0;
-  long long mine = (long long)leader * 100000 + (p > 0 ? shared_rank / p : 0);
-  node_key = xmalloc((size_t)n * sizeof *node_key);
-  MPI_Allgather(&mine, 1, MPI_LONG_LONG, node_key, 1, MPI_LONG_LONG,
-                MPI_COMM_WORLD);
+  node_key = test_node_keys(n);
   const char *shm = getenv("DART_SHM_PATH");
   shm_on = !(shm != NULL && (strcmp(shm, "off") == 0 || strcmp(shm, "0") == 0));
 }
@@ -225,7 +205,7 @@ static void test_pairwise(const struct ctx *c, size_t ncases)
       STAGE("%s: blocking put of %zu %s to team unit %d (k=%d)", c->label,
             cnt, tname(t), dst, k);
       fill(t, buf, cnt, key(c->global_of[c->me], (int)ci * 4 + k % 4));
-      S_OK(dart_put_blocking(at(seg, dst, region_of(ci, shift)), buf, cnt,
+      S_OK(dart_put_blocking(gptr_at(seg, dst, region_of(ci, shift)), buf, cnt,
                              t, t));
     }
     S_OK(dart_barrier(c->team));
@@ -245,7 +225,7 @@ static void test_pairwise(const struct ctx *c, size_t ncases)
             cnt, tname(t), dst, k);
       size_t bytes = cnt * tsize(t);
       memset(buf, POISON, bytes + 64);
-      S_OK(dart_get_blocking(buf, at(seg, dst, region_of(ci, shift)), cnt,
+      S_OK(dart_get_blocking(buf, gptr_at(seg, dst, region_of(ci, shift)), cnt,
                              t, t));
       check_fill(__LINE__, t, buf, cnt,
                  key(c->global_of[c->me], (int)ci * 4 + k % 4));
@@ -269,7 +249,7 @@ static void put_round(const struct ctx *c, dart_gptr_t seg, int purpose,
   for (int t = 0; t < c->n; ++t) {
     long *s = src + (size_t)t * SLOT;
     fill(DART_TYPE_LONG, s, SLOT, key(c->global_of[c->me], purpose + t));
-    S_OK(dart_put(at(seg, t, (size_t)c->me * SLOT * sizeof(long)), s, SLOT,
+    S_OK(dart_put(gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)), s, SLOT,
                   DART_TYPE_LONG, DART_TYPE_LONG));
   }
 }
@@ -293,7 +273,7 @@ static void test_nonblocking(const struct ctx *c)
   STAGE("%s: dart_put + dart_flush per target", c->label);
   put_round(c, seg, 0, src);
   for (int t = 0; t < c->n; ++t) {
-    S_OK(dart_flush(at(seg, t, 0)));
+    S_OK(dart_flush(gptr_at(seg, t, 0)));
   }
   S_OK(dart_barrier(c->team));
   check_round(__LINE__, c, seg, 0);
@@ -311,11 +291,11 @@ static void test_nonblocking(const struct ctx *c)
   for (int t = 0; t < c->n; ++t) {
     int o = (c->me + t) % c->n; /* a slot somebody else wrote */
     S_OK(dart_get(dst + (size_t)t * SLOT,
-                  at(seg, t, (size_t)o * SLOT * sizeof(long)), SLOT,
+                  gptr_at(seg, t, (size_t)o * SLOT * sizeof(long)), SLOT,
                   DART_TYPE_LONG, DART_TYPE_LONG));
   }
   for (int t = 0; t < c->n; ++t) {
-    S_OK(dart_flush_local(at(seg, t, 0)));
+    S_OK(dart_flush_local(gptr_at(seg, t, 0)));
   }
   for (int t = 0; t < c->n; ++t) {
     int o = (c->me + t) % c->n;
@@ -327,7 +307,7 @@ static void test_nonblocking(const struct ctx *c)
   memset(dst, POISON, (size_t)c->n * SLOT * sizeof(long));
   for (int t = 0; t < c->n; ++t) {
     S_OK(dart_get(dst + (size_t)t * SLOT,
-                  at(seg, t, (size_t)c->me * SLOT * sizeof(long)), SLOT,
+                  gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)), SLOT,
                   DART_TYPE_LONG, DART_TYPE_LONG));
   }
   S_OK(dart_flush_local_all(seg));
@@ -340,10 +320,10 @@ static void test_nonblocking(const struct ctx *c)
   memset(dst, POISON, (size_t)c->n * SLOT * sizeof(long));
   for (int t = 0; t < c->n; ++t) {
     S_OK(dart_get(dst + (size_t)t * SLOT,
-                  at(seg, t, (size_t)c->me * SLOT * sizeof(long)), SLOT,
+                  gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)), SLOT,
                   DART_TYPE_LONG, DART_TYPE_LONG));
     if (t % 2 == 0) {
-      S_OK(dart_flush(at(seg, t, 0)));
+      S_OK(dart_flush(gptr_at(seg, t, 0)));
     }
   }
   S_OK(dart_flush_all(seg));
@@ -358,11 +338,11 @@ static void test_nonblocking(const struct ctx *c)
   STAGE("%s: dart_put, flush_local, reuse source, flush", c->label);
   put_round(c, seg, 16, src);
   for (int t = 0; t < c->n; ++t) {
-    S_OK(dart_flush_local(at(seg, t, 0)));
+    S_OK(dart_flush_local(gptr_at(seg, t, 0)));
   }
   memset(src, 0, (size_t)c->n * SLOT * sizeof(long));
   for (int t = 0; t < c->n; ++t) {
-    S_OK(dart_flush(at(seg, t, 0)));
+    S_OK(dart_flush(gptr_at(seg, t, 0)));
   }
   S_OK(dart_barrier(c->team));
   check_round(__LINE__, c, seg, 16);
@@ -382,16 +362,16 @@ static void test_large_nonblocking(const struct ctx *c)
   int next = (c->me + 1) % c->n, prev = (c->me + c->n - 1) % c->n;
   double *src = xmalloc(count * sizeof(double));
   fill(DART_TYPE_DOUBLE, src, count, key(c->global_of[c->me], 30));
-  S_OK(dart_put(at(seg, next, 0), src, count, DART_TYPE_DOUBLE,
+  S_OK(dart_put(gptr_at(seg, next, 0), src, count, DART_TYPE_DOUBLE,
                 DART_TYPE_DOUBLE));
-  S_OK(dart_flush(at(seg, next, 0)));
+  S_OK(dart_flush(gptr_at(seg, next, 0)));
   S_OK(dart_barrier(c->team));
   check_fill(__LINE__, DART_TYPE_DOUBLE, local_base(seg, c->me), count,
              key(c->global_of[prev], 30));
   memset(src, POISON, count * sizeof(double));
-  S_OK(dart_get(src, at(seg, next, 0), count, DART_TYPE_DOUBLE,
+  S_OK(dart_get(src, gptr_at(seg, next, 0), count, DART_TYPE_DOUBLE,
                 DART_TYPE_DOUBLE));
-  S_OK(dart_flush_local(at(seg, next, 0)));
+  S_OK(dart_flush_local(gptr_at(seg, next, 0)));
   check_fill(__LINE__, DART_TYPE_DOUBLE, src, count,
              key(c->global_of[c->me], 30));
   free(src);
@@ -415,10 +395,10 @@ static void test_burst(const struct ctx *c)
   /* Scattered order: element i goes out as the (i * 7 mod BURST)-th. */
   for (size_t j = 0; j < BURST; ++j) {
     size_t i = (j * 7) % BURST;
-    S_OK(dart_put(at(seg, next, i * sizeof(long)), &vals[i], 1,
+    S_OK(dart_put(gptr_at(seg, next, i * sizeof(long)), &vals[i], 1,
                   DART_TYPE_LONG, DART_TYPE_LONG));
   }
-  S_OK(dart_flush(at(seg, next, 0)));
+  S_OK(dart_flush(gptr_at(seg, next, 0)));
   S_OK(dart_barrier(c->team));
   check_fill(__LINE__, DART_TYPE_LONG, local_base(seg, c->me), BURST,
              key(c->global_of[prev], 31));
@@ -427,10 +407,10 @@ static void test_burst(const struct ctx *c)
   memset(vals, POISON, BURST * sizeof(long));
   for (size_t j = 0; j < BURST; ++j) {
     size_t i = (j * 11) % BURST;
-    S_OK(dart_get(&vals[i], at(seg, next, i * sizeof(long)), 1,
+    S_OK(dart_get(&vals[i], gptr_at(seg, next, i * sizeof(long)), 1,
                   DART_TYPE_LONG, DART_TYPE_LONG));
   }
-  S_OK(dart_flush_local(at(seg, next, 0)));
+  S_OK(dart_flush_local(gptr_at(seg, next, 0)));
   check_fill(__LINE__, DART_TYPE_LONG, vals, BURST,
              key(c->global_of[c->me], 31));
   free(vals);
@@ -469,7 +449,7 @@ static void test_handles(const struct ctx *c)
     fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
          key(c->global_of[c->me], 40 + t));
     h[t] = (dart_handle_t)0x1234;
-    S_OK(dart_put_handle(at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+    S_OK(dart_put_handle(gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
                          src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
                          DART_TYPE_LONG, &h[t]));
     check_handle(__LINE__, c, t, h[t]);
@@ -486,7 +466,7 @@ static void test_handles(const struct ctx *c)
   for (int t = 0; t < c->n; ++t) {
     dart_handle_t g = (dart_handle_t)0x1234;
     S_OK(dart_get_handle(dst + (size_t)t * SLOT,
-                         at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+                         gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
                          SLOT, DART_TYPE_LONG, DART_TYPE_LONG, &g));
     check_handle(__LINE__, c, t, g);
     if (t % 2 == 0) {
@@ -505,7 +485,7 @@ static void test_handles(const struct ctx *c)
     fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
          key(c->global_of[c->me], 48 + t));
     dart_handle_t p = DART_HANDLE_NULL;
-    S_OK(dart_put_handle(at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+    S_OK(dart_put_handle(gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
                          src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
                          DART_TYPE_LONG, &p));
     check_handle(__LINE__, c, t, p);
@@ -525,7 +505,7 @@ static void test_handles(const struct ctx *c)
     dart_handle_t g = DART_HANDLE_NULL;
     int o = (c->me + 1) % c->n;
     S_OK(dart_get_handle(dst + (size_t)t * SLOT,
-                         at(seg, t, (size_t)o * SLOT * sizeof(long)), SLOT,
+                         gptr_at(seg, t, (size_t)o * SLOT * sizeof(long)), SLOT,
                          DART_TYPE_LONG, DART_TYPE_LONG, &g));
     check_handle(__LINE__, c, t, g);
     TEST_UNTIL_DONE(dart_test_local(&g, &done), done);
@@ -541,7 +521,7 @@ static void test_handles(const struct ctx *c)
     fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
          key(c->global_of[c->me], 56 + t));
     hh[2 * t] = DART_HANDLE_NULL;
-    S_OK(dart_put_handle(at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+    S_OK(dart_put_handle(gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
                          src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
                          DART_TYPE_LONG, &hh[2 * t + 1]));
   }
@@ -557,7 +537,7 @@ static void test_handles(const struct ctx *c)
   memset(dst, POISON, all * sizeof(long));
   for (int t = 0; t < c->n; ++t) {
     S_OK(dart_get_handle(dst + (size_t)t * SLOT,
-                         at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+                         gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
                          SLOT, DART_TYPE_LONG, DART_TYPE_LONG, &h[t]));
   }
   TEST_UNTIL_DONE(dart_testall_local(h, (size_t)c->n, &done), done);
@@ -569,7 +549,7 @@ static void test_handles(const struct ctx *c)
   memset(dst, POISON, all * sizeof(long));
   for (int t = 0; t < c->n; ++t) {
     S_OK(dart_get_handle(dst + (size_t)t * SLOT,
-                         at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+                         gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
                          SLOT, DART_TYPE_LONG, DART_TYPE_LONG, &h[t]));
   }
   S_OK(dart_waitall_local(h, (size_t)c->n));
@@ -585,7 +565,7 @@ static void test_handles(const struct ctx *c)
   for (int t = 0; t < c->n; ++t) {
     fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
          key(c->global_of[c->me], 32 + t));
-    S_OK(dart_put_handle(at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+    S_OK(dart_put_handle(gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
                          src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
                          DART_TYPE_LONG, &h[t]));
     S_OK(dart_handle_free(&h[t]));
@@ -601,7 +581,7 @@ static void test_handles(const struct ctx *c)
   for (int t = 0; t < c->n; ++t) {
     fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
          key(c->global_of[c->me], 24 + t));
-    S_OK(dart_put_handle(at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+    S_OK(dart_put_handle(gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
                          src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
                          DART_TYPE_LONG, &h[t]));
   }
@@ -686,7 +666,7 @@ static void test_memory_model(const struct ctx *c)
     for (int t = 0; t < c->n; ++t) {
       memset(got, POISON, sizeof got);
       S_OK(dart_get_blocking(got,
-                             at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+                             gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
                              SLOT, DART_TYPE_LONG, DART_TYPE_LONG));
       check_fill(__LINE__, DART_TYPE_LONG, got, SLOT,
                  key(c->global_of[t], 20 + round * 2 + c->me % 2));
@@ -700,7 +680,7 @@ static void test_memory_model(const struct ctx *c)
     for (int t = 0; t < c->n; ++t) {
       long *s = src + (size_t)t * SLOT;
       fill(DART_TYPE_LONG, s, SLOT, key(c->global_of[c->me], 10 + t % 4));
-      dart_gptr_t g = at(seg, t, (size_t)c->me * SLOT * sizeof(long));
+      dart_gptr_t g = gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long));
       S_OK(dart_put(g, s, SLOT, DART_TYPE_LONG, DART_TYPE_LONG));
       if (round == 0) {
         S_OK(dart_flush(g));
@@ -844,7 +824,7 @@ static void test_derived(const struct ctx *c)
     for (size_t p = 0; p < DREGION; ++p) {
       put_val(dc->src->base, src, p, dval(gme, p));
     }
-    dart_gptr_t g = at(seg, next, ci * region_bytes);
+    dart_gptr_t g = gptr_at(seg, next, ci * region_bytes);
     if (ci % 3 == 0) {
       S_OK(dart_put_blocking(g, src, dc->nelem, dc->src->id, dc->dst->id));
     } else if (ci % 3 == 1) {
@@ -897,7 +877,7 @@ static void test_derived(const struct ctx *c)
     STAGE("%s: get case %zu (%zu elements), mode %zu", c->label, ci,
           dc->nelem, ci % 3);
     memset(buf, POISON, region_bytes);
-    dart_gptr_t g = at(seg, next, ci * region_bytes);
+    dart_gptr_t g = gptr_at(seg, next, ci * region_bytes);
     if (ci % 3 == 0) {
       S_OK(dart_get_blocking(buf, g, dc->nelem, dc->src->id, dc->dst->id));
     } else if (ci % 3 == 1) {
@@ -950,7 +930,7 @@ static void test_zero(const struct ctx *c)
   dart_datatype_t s = DART_TYPE_UNDEFINED;
   TEST_OK(dart_type_create_strided(DART_TYPE_INT, 4, 2, &s));
   for (int t = 0; t < c->n; ++t) {
-    dart_gptr_t g = at(seg, t, 0);
+    dart_gptr_t g = gptr_at(seg, t, 0);
     dart_handle_t h = (dart_handle_t)0x1234;
     S_OK(dart_put(g, NULL, 0, DART_TYPE_INT, DART_TYPE_INT));
     S_OK(dart_get(NULL, g, 0, DART_TYPE_INT, DART_TYPE_INT));
@@ -1057,7 +1037,7 @@ static void test_errors(const struct ctx *c)
       S_RET(dart_flush_local(g), DART_ERR_INVAL);
     }
     /* Unknown team and segments, freed segment. */
-    dart_gptr_t g = at(e, t, 0);
+    dart_gptr_t g = gptr_at(e, t, 0);
     g.teamid = 77;
     bad_both(__LINE__, g, 1, DART_TYPE_LONG, DART_TYPE_LONG);
     S_RET(dart_flush(g), DART_ERR_INVAL);
@@ -1069,7 +1049,7 @@ static void test_errors(const struct ctx *c)
     bad_both(__LINE__, DART_GPTR_NULL, 1, DART_TYPE_LONG, DART_TYPE_LONG);
     const int16_t bad_segs[] = { 999, -999, 17 };
     for (size_t i = 0; i < 3; ++i) {
-      g = at(e, t, 0);
+      g = gptr_at(e, t, 0);
       g.segid = bad_segs[i];
       if (g.segid == e.segid || g.segid == z.segid) {
         continue;
@@ -1080,61 +1060,61 @@ static void test_errors(const struct ctx *c)
       S_RET(dart_flush_local(g), DART_ERR_INVAL);
       S_RET(dart_flush_local_all(g), DART_ERR_INVAL);
     }
-    g = at(f, t, 0);
+    g = gptr_at(f, t, 0);
     bad_both(__LINE__, g, 1, DART_TYPE_LONG, DART_TYPE_LONG);
     S_RET(dart_flush(g), DART_ERR_INVAL);
     S_RET(dart_flush_all(g), DART_ERR_INVAL);
     /* Past the end of the target's portion. */
-    bad_both(__LINE__, at(e, t, tbytes), 1, DART_TYPE_LONG, DART_TYPE_LONG);
-    bad_both(__LINE__, at(e, t, tbytes - 4), 1, DART_TYPE_LONG,
+    bad_both(__LINE__, gptr_at(e, t, tbytes), 1, DART_TYPE_LONG, DART_TYPE_LONG);
+    bad_both(__LINE__, gptr_at(e, t, tbytes - 4), 1, DART_TYPE_LONG,
              DART_TYPE_LONG);
-    bad_both(__LINE__, at(e, t, 0), tbytes / sizeof(long) + 1,
+    bad_both(__LINE__, gptr_at(e, t, 0), tbytes / sizeof(long) + 1,
              DART_TYPE_LONG, DART_TYPE_LONG);
-    bad_both(__LINE__, at(e, t, sizeof(long)), tbytes / sizeof(long),
+    bad_both(__LINE__, gptr_at(e, t, sizeof(long)), tbytes / sizeof(long),
              DART_TYPE_LONG, DART_TYPE_LONG);
-    bad_both(__LINE__, at(e, t, UINT64_MAX - 3), 1, DART_TYPE_LONG,
+    bad_both(__LINE__, gptr_at(e, t, UINT64_MAX - 3), 1, DART_TYPE_LONG,
              DART_TYPE_LONG);
-    bad_both(__LINE__, at(e, t, UINT64_MAX / 2), 2, DART_TYPE_LONG,
+    bad_both(__LINE__, gptr_at(e, t, UINT64_MAX / 2), 2, DART_TYPE_LONG,
              DART_TYPE_LONG);
     /* A remote strided layout whose span runs past the end although the
      * element count alone would fit. */
     size_t fit = (tbytes / sizeof(long) - 1) / 3 + 1; /* span fits */
-    bad_put(__LINE__, at(e, t, 0), buf, fit + 1, DART_TYPE_LONG, s31l);
+    bad_put(__LINE__, gptr_at(e, t, 0), buf, fit + 1, DART_TYPE_LONG, s31l);
     memset(buf, POISON, sizeof buf);
-    S_RET(dart_get_blocking(buf, at(e, t, 0), fit + 1, s31l,
+    S_RET(dart_get_blocking(buf, gptr_at(e, t, 0), fit + 1, s31l,
                             DART_TYPE_LONG), DART_ERR_INVAL);
     check_poison(__LINE__, buf, 0, sizeof buf);
     /* An empty portion takes nothing. */
     if (t == c->n - 1) {
-      bad_both(__LINE__, at(z, t, 0), 1, DART_TYPE_LONG, DART_TYPE_LONG);
-      bad_both(__LINE__, at(z, t, 8), 1, DART_TYPE_BYTE, DART_TYPE_BYTE);
+      bad_both(__LINE__, gptr_at(z, t, 0), 1, DART_TYPE_LONG, DART_TYPE_LONG);
+      bad_both(__LINE__, gptr_at(z, t, 8), 1, DART_TYPE_BYTE, DART_TYPE_BYTE);
     } else {
-      bad_both(__LINE__, at(z, t, 0), 5, DART_TYPE_LONG, DART_TYPE_LONG);
+      bad_both(__LINE__, gptr_at(z, t, 0), 5, DART_TYPE_LONG, DART_TYPE_LONG);
     }
     /* NULL buffers. */
-    S_RET(dart_put_blocking(at(e, t, 0), NULL, 1, DART_TYPE_LONG,
+    S_RET(dart_put_blocking(gptr_at(e, t, 0), NULL, 1, DART_TYPE_LONG,
                             DART_TYPE_LONG), DART_ERR_INVAL);
-    S_RET(dart_put(at(e, t, 0), NULL, 2, DART_TYPE_LONG, DART_TYPE_LONG),
+    S_RET(dart_put(gptr_at(e, t, 0), NULL, 2, DART_TYPE_LONG, DART_TYPE_LONG),
           DART_ERR_INVAL);
-    bad_get(__LINE__, NULL, 0, at(e, t, 0), 1, DART_TYPE_LONG,
+    bad_get(__LINE__, NULL, 0, gptr_at(e, t, 0), 1, DART_TYPE_LONG,
             DART_TYPE_LONG);
     /* Type errors. */
-    bad_both(__LINE__, at(e, t, 0), 2, DART_TYPE_INT, DART_TYPE_LONG);
-    bad_both(__LINE__, at(e, t, 0), 2, DART_TYPE_LONG, DART_TYPE_DOUBLE);
-    bad_both(__LINE__, at(e, t, 0), 2, s31i, DART_TYPE_LONG);
-    bad_both(__LINE__, at(e, t, 0), 2, DART_TYPE_LONG, s31i);
-    bad_both(__LINE__, at(e, t, 0), 2, custom8, DART_TYPE_LONG);
-    bad_both(__LINE__, at(e, t, 0), 3, s42, DART_TYPE_LONG);
-    bad_both(__LINE__, at(e, t, 0), 3, DART_TYPE_LONG, s42);
-    bad_both(__LINE__, at(e, t, 0), 5, s42, s42);
-    bad_both(__LINE__, at(e, t, 0), 1, DART_TYPE_UNDEFINED,
+    bad_both(__LINE__, gptr_at(e, t, 0), 2, DART_TYPE_INT, DART_TYPE_LONG);
+    bad_both(__LINE__, gptr_at(e, t, 0), 2, DART_TYPE_LONG, DART_TYPE_DOUBLE);
+    bad_both(__LINE__, gptr_at(e, t, 0), 2, s31i, DART_TYPE_LONG);
+    bad_both(__LINE__, gptr_at(e, t, 0), 2, DART_TYPE_LONG, s31i);
+    bad_both(__LINE__, gptr_at(e, t, 0), 2, custom8, DART_TYPE_LONG);
+    bad_both(__LINE__, gptr_at(e, t, 0), 3, s42, DART_TYPE_LONG);
+    bad_both(__LINE__, gptr_at(e, t, 0), 3, DART_TYPE_LONG, s42);
+    bad_both(__LINE__, gptr_at(e, t, 0), 5, s42, s42);
+    bad_both(__LINE__, gptr_at(e, t, 0), 1, DART_TYPE_UNDEFINED,
              DART_TYPE_UNDEFINED);
-    bad_both(__LINE__, at(e, t, 0), 1, DART_TYPE_LAST, DART_TYPE_LAST);
-    bad_both(__LINE__, at(e, t, 0), 1, DART_TYPE_LONG, 12345);
+    bad_both(__LINE__, gptr_at(e, t, 0), 1, DART_TYPE_LAST, DART_TYPE_LAST);
+    bad_both(__LINE__, gptr_at(e, t, 0), 1, DART_TYPE_LONG, 12345);
     /* No handle pointer. */
-    S_RET(dart_put_handle(at(e, t, 0), buf, 1, DART_TYPE_LONG,
+    S_RET(dart_put_handle(gptr_at(e, t, 0), buf, 1, DART_TYPE_LONG,
                           DART_TYPE_LONG, NULL), DART_ERR_INVAL);
-    S_RET(dart_get_handle(buf, at(e, t, 0), 1, DART_TYPE_LONG,
+    S_RET(dart_get_handle(buf, gptr_at(e, t, 0), 1, DART_TYPE_LONG,
                           DART_TYPE_LONG, NULL), DART_ERR_INVAL);
   }
 
@@ -1159,7 +1139,7 @@ static void test_errors(const struct ctx *c)
   /* A consumed handle is dead, wherever it came from. */
   for (int t = 0; t < c->n; ++t) {
     dart_handle_t h = DART_HANDLE_NULL;
-    S_OK(dart_get_handle(buf, at(e, t, 0), 1, DART_TYPE_LONG, DART_TYPE_LONG,
+    S_OK(dart_get_handle(buf, gptr_at(e, t, 0), 1, DART_TYPE_LONG, DART_TYPE_LONG,
                          &h));
     dart_handle_t stale = h;
     S_OK(dart_wait(&h));
@@ -1187,14 +1167,14 @@ static void test_errors(const struct ctx *c)
   int next = (c->me + 1) % c->n, prev = (c->me + c->n - 1) % c->n;
   long vals[ERR_LONGS];
   fill(DART_TYPE_LONG, vals, ERR_LONGS, key(c->global_of[c->me], 50));
-  S_OK(dart_put(at(e, next, 0), vals, ERR_LONGS, DART_TYPE_LONG,
+  S_OK(dart_put(gptr_at(e, next, 0), vals, ERR_LONGS, DART_TYPE_LONG,
                 DART_TYPE_LONG));
-  S_OK(dart_flush(at(e, next, 0)));
+  S_OK(dart_flush(gptr_at(e, next, 0)));
   S_OK(dart_barrier(c->team));
   check_fill(__LINE__, DART_TYPE_LONG, emine, ERR_LONGS,
              key(c->global_of[prev], 50));
   memset(vals, POISON, sizeof vals);
-  S_OK(dart_get_blocking(vals, at(e, next, 0), ERR_LONGS, DART_TYPE_LONG,
+  S_OK(dart_get_blocking(vals, gptr_at(e, next, 0), ERR_LONGS, DART_TYPE_LONG,
                          DART_TYPE_LONG));
   check_fill(__LINE__, DART_TYPE_LONG, vals, ERR_LONGS,
              key(c->global_of[c->me], 50));
@@ -1204,9 +1184,9 @@ static void test_errors(const struct ctx *c)
   size_t nlongs = ERR_LONGS + (size_t)next;
   size_t fit = (nlongs - 1) / 3 + 1;
   fill(DART_TYPE_LONG, vals, fit, key(c->global_of[c->me], 52));
-  S_OK(dart_put_blocking(at(e, next, 0), vals, fit, DART_TYPE_LONG, s31l));
+  S_OK(dart_put_blocking(gptr_at(e, next, 0), vals, fit, DART_TYPE_LONG, s31l));
   long last = 4242 + c->me;
-  S_OK(dart_put_blocking(at(e, next, (nlongs - 1) * sizeof(long)), &last, 1,
+  S_OK(dart_put_blocking(gptr_at(e, next, (nlongs - 1) * sizeof(long)), &last, 1,
                          DART_TYPE_LONG, DART_TYPE_LONG));
   S_OK(dart_barrier(c->team));
   long *el = (long *)emine;
@@ -1246,7 +1226,7 @@ static void test_registered(const struct ctx *c)
   long vals[SLOT];
   fill(DART_TYPE_LONG, vals, SLOT, key(c->global_of[c->me], 51));
   dart_handle_t h;
-  S_OK(dart_put_handle(at(r, next, 0), vals, SLOT, DART_TYPE_LONG,
+  S_OK(dart_put_handle(gptr_at(r, next, 0), vals, SLOT, DART_TYPE_LONG,
                        DART_TYPE_LONG, &h));
   if (c->n == 1) {
     TEST_ASSERT(h == DART_HANDLE_NULL);
@@ -1255,7 +1235,7 @@ static void test_registered(const struct ctx *c)
   S_OK(dart_barrier(c->team));
   check_fill(__LINE__, DART_TYPE_LONG, mem, SLOT, key(c->global_of[prev], 51));
   memset(vals, POISON, sizeof vals);
-  S_OK(dart_get(vals, at(r, next, 0), SLOT, DART_TYPE_LONG, DART_TYPE_LONG));
+  S_OK(dart_get(vals, gptr_at(r, next, 0), SLOT, DART_TYPE_LONG, DART_TYPE_LONG));
   S_OK(dart_flush_local_all(r));
   check_fill(__LINE__, DART_TYPE_LONG, vals, SLOT,
              key(c->global_of[c->me], 51));
@@ -1337,16 +1317,7 @@ int main(int argc, char **argv)
   compute_node_keys();
 
   /* Sub-team: odd units and the last one ({0}, {1}, {1, 2}, {1, 3}). */
-  dart_group_t group = DART_GROUP_NULL;
-  TEST_OK(dart_group_create(&group));
-  for (int u = 0; u < n; ++u) {
-    if (u % 2 == 1 || u == n - 1) {
-      TEST_OK(dart_group_addmember(group, DART_GLOBAL_UNIT_ID(u)));
-    }
-  }
-  dart_team_t sub = DART_TEAM_NULL;
-  TEST_OK(dart_team_create(DART_TEAM_ALL, group, &sub));
-  TEST_OK(dart_group_destroy(&group));
+  dart_team_t sub = test_subteam_create(n);
 
   struct ctx all = make_ctx(DART_TEAM_ALL, "DART_TEAM_ALL");
   run_team(&all, true);

@@ -3,32 +3,12 @@
  * of which units share a node, computed here straight from MPI and the
  * documented simulated-node switch. */
 #include "test_assert.h"
+#include "test_nodes.h"
 #include "mpi/runtime.h"
 #include "mpi/team.h"
 
 #include <stdlib.h>
 
-/* Node key of every global unit: world rank of its physical node's first
- * unit, times a large factor, plus its simulated node index. */
-static long long *node_keys(int n)
-{
-  MPI_Comm shared;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                      &shared);
-  int shared_rank, world_rank, leader;
-  MPI_Comm_rank(shared, &shared_rank);
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  leader = world_rank;
-  MPI_Bcast(&leader, 1, MPI_INT, 0, shared);
-  MPI_Comm_free(&shared);
-  const char *per_node = getenv("DART_UNITS_PER_NODE");
-  int p = per_node != NULL ? atoi(per_node) : 0;
-  long long mine = (long long)leader * 100000 + (p > 0 ? shared_rank / p : 0);
-  long long *keys = malloc((size_t)n * sizeof *keys);
-  MPI_Allgather(&mine, 1, MPI_LONG_LONG, keys, 1, MPI_LONG_LONG,
-                MPI_COMM_WORLD);
-  return keys;
-}
 
 static void check_team(dart_team_t id, const long long *keys)
 {
@@ -77,7 +57,7 @@ static void check_team(dart_team_t id, const long long *keys)
 int main(int argc, char **argv)
 {
   TEST_OK(dart_init(&argc, &argv));
-  long long *keys = node_keys(runtime.size);
+  long long *keys = test_node_keys(runtime.size);
 
   check_team(DART_TEAM_ALL, keys);
   /* With cliques or the switch set, DART_TEAM_ALL must really span nodes. */

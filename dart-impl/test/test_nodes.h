@@ -1,0 +1,35 @@
+/* Which units share a node, computed independently of the runtime: MPI's
+ * shared-memory split (MPICH cliques included) and the documented
+ * DART_UNITS_PER_NODE cut. Tests compare the runtime's choices with it. */
+#ifndef DART_TEST_NODES_H
+#define DART_TEST_NODES_H
+
+#include "test_assert.h"
+
+#include <mpi.h>
+#include <stdlib.h>
+
+/* A key per global unit (malloc'ed, `n` entries): equal keys, same node.
+ * The key is the world rank of the physical node's first unit, times a
+ * large factor, plus the simulated node index. Collective over all. */
+static inline long long *test_node_keys(int n)
+{
+  MPI_Comm shared;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                      &shared);
+  int shared_rank, leader;
+  MPI_Comm_rank(shared, &shared_rank);
+  MPI_Comm_rank(MPI_COMM_WORLD, &leader);
+  MPI_Bcast(&leader, 1, MPI_INT, 0, shared);
+  MPI_Comm_free(&shared);
+  const char *per_node = getenv("DART_UNITS_PER_NODE");
+  int p = per_node != NULL ? atoi(per_node) : 0;
+  long long mine = (long long)leader * 100000 + (p > 0 ? shared_rank / p : 0);
+  long long *keys = malloc((size_t)n * sizeof *keys);
+  TEST_ASSERT(keys != NULL);
+  MPI_Allgather(&mine, 1, MPI_LONG_LONG, keys, 1, MPI_LONG_LONG,
+                MPI_COMM_WORLD);
+  return keys;
+}
+
+#endif
