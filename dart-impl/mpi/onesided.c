@@ -276,20 +276,11 @@ static dart_ret_t flush(const char *call, dart_gptr_t gptr, bool all_units,
                         bool local_only)
 {
   struct team *team = team_lookup(gptr.teamid);
-  if (team == NULL) {
-    return report_error(DART_ERR_INVAL, call, "unknown team %d in gptr",
-                        (int)gptr.teamid);
-  }
-  struct segment *seg = segment_lookup(&team->segments, gptr.segid);
-  if (seg == NULL) {
-    return report_error(DART_ERR_INVAL, call, "unknown segment %d on team %d",
-                        (int)gptr.segid, (int)gptr.teamid);
-  }
+  struct segment *seg =
+    team == NULL ? NULL : segment_lookup(&team->segments, gptr.segid);
   int unit = gptr.unitid;
-  if (!all_units && (unit < 0 || unit >= team->size)) {
-    return report_error(DART_ERR_INVAL, call,
-                        "unit %d is not in [0, %d) of team %d", unit,
-                        team->size, (int)gptr.teamid);
+  if (seg == NULL || (!all_units && (unit < 0 || unit >= team->size))) {
+    return target_report_invalid(call, gptr, 0);
   }
   if (!local_only) {
     /* Direct stores are complete already; order them before whatever
