@@ -34,7 +34,7 @@ static const struct choice lock_modes[] = {
 static const char *const known_variables[] = {
   "DART_LOG_LEVEL", "DART_SHM_PATH", "DART_UNITS_PER_NODE",
   "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT",
-  "DART_LOCAL_POOL_MIB", NULL
+  "DART_LOCAL_POOL_MIB", "DART_LOCAL_POOL_MAX_MIB", NULL
 };
 
 static int read_choice(const char *var, const struct choice *choices,
@@ -107,6 +107,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   int units_per_node = 0;
   int count_limit = INT_MAX;
   int pool_mib = 64;
+  int pool_max_mib = 0;
 
   if (read_choice("DART_LOG_LEVEL", log_levels, &log_level, why, why_len) ||
       read_choice("DART_SHM_PATH", on_off, &shm, why, why_len) ||
@@ -118,6 +119,8 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
       read_int("DART_MPI_COUNT_LIMIT", 1, INT_MAX, &count_limit, why,
                why_len) ||
       read_int("DART_LOCAL_POOL_MIB", 1, 1 << 20, &pool_mib, why,
+               why_len) ||
+      read_int("DART_LOCAL_POOL_MAX_MIB", 0, 1 << 26, &pool_max_mib, why,
                why_len)) {
     return -1;
   }
@@ -128,6 +131,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   cfg->lock_mode          = (enum lock_mode)lock;
   cfg->mpi_count_limit    = count_limit;
   cfg->local_pool_mib     = pool_mib;
+  cfg->local_pool_max_mib = pool_max_mib;
   /* The level must be in force before the warnings below are filtered. */
   log_set_level(cfg->log_level);
   warn_unknown_variables();

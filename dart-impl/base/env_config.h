@@ -30,6 +30,8 @@ struct env_config {
   enum lock_mode      lock_mode;         /* DART_LOCK_MODE */
   int                 mpi_count_limit;   /* DART_MPI_COUNT_LIMIT */
   int                 local_pool_mib;    /* DART_LOCAL_POOL_MIB */
+  int                 local_pool_max_mib;/* DART_LOCAL_POOL_MAX_MIB, 0 =
+                                            default */
 };
 
 /* Fills `cfg` from the environment. Returns 0, or -1 with a message in

@@ -5,6 +5,7 @@
  * find any byte in O(1). */
 #include "globmem.h"
 #include "datatype.h"
+#include "pool_memory.h"
 #include "runtime.h"
 #include "target.h"
 #include "team.h"
@@ -38,7 +39,6 @@ static const bool window_per_segment = false;
 
 static void segment_free_memory(struct team *team, struct segment *seg)
 {
-  (void)team;
   target_forget_all();
   if (seg->attached) {
     MPI_Win_detach(seg->win, seg->my_base);
@@ -52,7 +52,11 @@ static void segment_free_memory(struct team *team, struct segment *seg)
   }
   free(seg->sizes);
   free(seg->disps);
-  free(seg->node_bases);
+  if (seg->mapped_bytes > 0) {
+    pool_memory_unmap(seg->node_bases, team->node_size, seg->mapped_bytes);
+  } else {
+    free(seg->node_bases);
+  }
   free(seg);
 }
 
@@ -91,8 +95,16 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
   dart_ret_t ret = DART_OK;
   int err = MPI_SUCCESS;
   seg->win = team->dynamic_win;
-  if (seg->win != MPI_WIN_NULL && window_per_segment) {
-    err = MPI_Win_create_dynamic(MPI_INFO_NULL, team->comm, &seg->win);
+  /* The local pool's reservation is fixed from init on, so it gets a
+   * window of its own with displacements counted from its base (Open
+   * MPI 4.1's osc/ucx corrupts the remote keys of a large sparse region
+   * in a dynamic window once other windows came and went). */
+  bool whole = seg->mapped_bytes > 0;
+  if (seg->win != MPI_WIN_NULL && (whole || window_per_segment)) {
+    err = whole ? MPI_Win_create(seg->my_base, (MPI_Aint)seg->my_size, 1,
+                                 MPI_INFO_NULL, team->comm, &seg->win)
+                : MPI_Win_create_dynamic(MPI_INFO_NULL, team->comm,
+                                         &seg->win);
     if (err == MPI_SUCCESS) {
       seg->owns_win = true;
       MPI_Win_set_errhandler(seg->win, MPI_ERRORS_RETURN);
@@ -101,10 +113,12 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
       seg->win = MPI_WIN_NULL;
     }
     if (err != MPI_SUCCESS) {
-      ret = report_mpi_error(call, "MPI_Win_create_dynamic", err);
+      ret = report_mpi_error(call, whole ? "MPI_Win_create"
+                                         : "MPI_Win_create_dynamic", err);
     }
   }
-  if (ret == DART_OK && seg->win != MPI_WIN_NULL && seg->my_size > 0) {
+  if (ret == DART_OK && seg->win != MPI_WIN_NULL && seg->my_size > 0 &&
+      !whole) {
     err = MPI_Win_attach(seg->win, seg->my_base, (MPI_Aint)seg->my_size);
     if (err != MPI_SUCCESS) {
       ret = report_mpi_error(call, "MPI_Win_attach", err);
@@ -112,7 +126,9 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
     seg->attached = err == MPI_SUCCESS;
   }
   struct portion mine = { 0, seg->my_size, seg->id };
-  MPI_Get_address(seg->my_base, &mine.disp);
+  if (!whole) {
+    MPI_Get_address(seg->my_base, &mine.disp);
+  }
   if (ret != DART_OK) {
     mine.segid = INT64_MIN; /* tells everyone this unit failed */
   }
@@ -239,19 +255,23 @@ static dart_ret_t allocate_shared(const char *call, struct team *team,
   return publish_segment(call, team, seg, gptr);
 }
 
-dart_ret_t team_allocate_local_pool(const char *call, struct team *team,
-                                    size_t bytes)
+dart_ret_t team_publish_local_pool(const char *call, struct team *team,
+                                   char **node_bases, size_t reserve)
 {
   struct segment *seg = calloc(1, sizeof *seg);
   if (seg == NULL) {
+    pool_memory_unmap(node_bases, team->node_size, reserve);
     return report_error(DART_ERR_NOMEM, call, "out of memory");
   }
   seg->shm_win = MPI_WIN_NULL;
   seg->win = MPI_WIN_NULL;
-  seg->my_size = bytes;
   seg->id = DART_SEGMENT_LOCAL;
+  seg->node_bases = node_bases;
+  seg->mapped_bytes = reserve;
+  seg->my_base = node_bases[team->node_rank];
+  seg->my_size = reserve;
   dart_gptr_t gptr;
-  return allocate_shared(call, team, seg, &gptr);
+  return publish_segment(call, team, seg, &gptr);
 }
 
 dart_ret_t dart_team_memalloc_aligned(dart_team_t teamid, size_t nelem,

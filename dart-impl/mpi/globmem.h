@@ -8,10 +8,12 @@
 
 struct team;
 
-/* Collective over DART_TEAM_ALL at init: the local pool (segment 0),
- * `bytes` per unit, node-shared and in the dynamic window. */
-dart_ret_t team_allocate_local_pool(const char *call, struct team *team,
-                                    size_t bytes);
+/* Collective over DART_TEAM_ALL at init: enters the local pool as
+ * segment 0, each unit's reservation of `reserve` bytes (mapped from
+ * pool_memory_map; the segment owns the mappings from here on, also on
+ * failure) exposed in a window of its own. */
+dart_ret_t team_publish_local_pool(const char *call, struct team *team,
+                                   char **node_bases, size_t reserve);
 
 /* Collective over the team: frees every segment it still holds (at team
  * destroy and dart_exit), in the same order on every member. */

@@ -132,7 +132,8 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
   if ((ret = team_module_init(call, world)) != DART_OK) {
     goto fail_ops;
   }
-  if ((ret = local_pool_init(call, (size_t)env.local_pool_mib << 20)) !=
+  if ((ret = local_pool_init(call, (size_t)env.local_pool_mib << 20,
+                             (size_t)env.local_pool_max_mib << 20)) !=
       DART_OK) {
     team_module_finalize(call);
     goto fail_ops;

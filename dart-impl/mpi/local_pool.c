@@ -1,13 +1,18 @@
 /* Non-collective global memory. dart_memalloc takes blocks from the
- * caller's part of the local pool, segment 0 of DART_TEAM_ALL, created
- * at init in node-shared memory inside the dynamic window, so node peers
- * reach it by load/store and every other unit by RMA from the moment a
- * block is handed out. dart_allocator_* do the same on a collective
- * segment of any team. The bookkeeping is a private buddy allocator per
- * pool; the pool memory itself is never touched by it. */
+ * caller's local pool, segment 0 of DART_TEAM_ALL: a large node-shared
+ * reservation made at init (pool_memory.h) and exposed as a whole in a
+ * window of its own, so node peers reach a block by load/store and every
+ * other unit by RMA from the moment it is handed out. The pool commits
+ * the reservation in chunks: the first DART_LOCAL_POOL_MIB at init, and
+ * when no chunk has room, one more that doubles the committed size (or
+ * just fits the request), until the reservation (DART_LOCAL_POOL_MAX_MIB)
+ * or the node's memory runs out. dart_allocator_* do the same on a
+ * collective segment of any team. The bookkeeping is a private buddy
+ * allocator per chunk or pool; pool memory itself is never touched. */
 #include "globmem.h"
 #include "local_pool.h"
 #include "datatype.h"
+#include "pool_memory.h"
 #include "runtime.h"
 #include "team.h"
 #include "../base/buddy_allocator.h"
@@ -17,13 +22,130 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A committed piece of the reservation with its own buddy allocator over
+ * [offset, offset + capacity); capacity is a power of two and offset a
+ * multiple of it, so blocks keep the buddy's size alignment. */
+struct pool_chunk {
+  size_t                  offset;
+  struct buddy_allocator *buddy;
+};
+
+/* Doubling from 1 MiB reaches any machine's memory long before this. */
+#define MAX_POOL_CHUNKS 64
+
+static struct {
+  struct pool_chunk chunks[MAX_POOL_CHUNKS]; /* ascending offsets */
+  int               nchunks;
+  size_t            reserve; /* bytes of address space reserved */
+  int               fd;      /* my reservation, to commit more of it */
+  pthread_mutex_t   lock;    /* memalloc/memfree are MT-safe */
+} local_pool = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static size_t chunk_end(const struct pool_chunk *c)
+{
+  return c->offset + buddy_capacity(c->buddy);
+}
+
+static size_t round_up_pow2(size_t bytes)
+{
+  size_t p = BUDDY_MIN_BLOCK;
+  while (p < bytes) {
+    p <<= 1;
+  }
+  return p;
+}
+
+/* Commits and adds a chunk with room for `bytes`. Caller holds the lock.
+ * Returns DART_OK or logs why the pool cannot grow. */
+static dart_ret_t pool_grow(const char *call, size_t bytes)
+{
+  if (local_pool.nchunks == MAX_POOL_CHUNKS) {
+    return report_error(DART_ERR_NOMEM, call, "local pool has reached its "
+                        "%d chunks", MAX_POOL_CHUNKS);
+  }
+  const struct pool_chunk *last = &local_pool.chunks[local_pool.nchunks - 1];
+  size_t end = chunk_end(last);
+  size_t need = bytes > (SIZE_MAX >> 2) ? 0 : round_up_pow2(bytes);
+  /* Doubling keeps the number of chunks logarithmic; near the end of the
+   * reservation, a chunk just large enough for the request still fits. */
+  size_t sizes[2] = { need > end ? need : end, need };
+  for (int attempt = 0; need > 0 && attempt < 2; ++attempt) {
+    size_t size = sizes[attempt];
+    size_t offset = (end + size - 1) / size * size;
+    if (offset > local_pool.reserve || size > local_pool.reserve - offset) {
+      continue;
+    }
+    struct buddy_allocator *buddy = buddy_create(size);
+    if (buddy == NULL) {
+      return report_error(DART_ERR_NOMEM, call, "out of memory for the "
+                          "bookkeeping of %zu pool bytes", size);
+    }
+    int err = pool_memory_commit(local_pool.fd, offset, size);
+    if (err != 0) {
+      buddy_destroy(buddy);
+      return report_error(DART_ERR_NOMEM, call, "cannot grow the local "
+                          "pool by %zu bytes: %s", size, strerror(err));
+    }
+    local_pool.chunks[local_pool.nchunks++] =
+      (struct pool_chunk){ offset, buddy };
+    LOG_DEBUG(call, "local pool grew by %zu bytes at offset %zu", size,
+              offset);
+    return DART_OK;
+  }
+  return report_error(DART_ERR_NOMEM, call, "local pool reservation of "
+                      "%zu bytes has no room for %zu more "
+                      "(DART_LOCAL_POOL_MAX_MIB sets it)",
+                      local_pool.reserve, bytes);
+}
+
+/* A block of `bytes` from the newest chunk with room (they are the
+ * largest), growing the pool when none has. */
+static dart_ret_t local_pool_take(const char *call, size_t bytes,
+                                  size_t *offset)
+{
+  dart_ret_t ret = DART_OK;
+  pthread_mutex_lock(&local_pool.lock);
+  for (;;) {
+    for (int i = local_pool.nchunks - 1; i >= 0; --i) {
+      struct pool_chunk *c = &local_pool.chunks[i];
+      if (buddy_alloc(c->buddy, bytes, offset) == 0) {
+        *offset += c->offset;
+        pthread_mutex_unlock(&local_pool.lock);
+        return DART_OK;
+      }
+    }
+    if ((ret = pool_grow(call, bytes)) != DART_OK) {
+      break;
+    }
+  }
+  pthread_mutex_unlock(&local_pool.lock);
+  return ret;
+}
+
+/* 0, or -1 if no live block starts at `offset`. */
+static int local_pool_give_back(size_t offset)
+{
+  int rc = -1;
+  pthread_mutex_lock(&local_pool.lock);
+  for (int i = local_pool.nchunks - 1; i >= 0; --i) {
+    struct pool_chunk *c = &local_pool.chunks[i];
+    if (offset >= c->offset) {
+      rc = offset < chunk_end(c) ? buddy_free(c->buddy, offset - c->offset)
+                                 : -1;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&local_pool.lock);
+  return rc;
+}
 
 struct block_pool {
   struct buddy_allocator *buddy;
-  pthread_mutex_t         lock; /* memalloc/memfree are MT-safe */
+  pthread_mutex_t         lock;
 };
-
-static struct block_pool local_pool = { NULL, PTHREAD_MUTEX_INITIALIZER };
 
 /* A pool hands out a block of `bytes`; -1 when exhausted. */
 static int pool_take(struct block_pool *pool, size_t bytes, size_t *offset)
@@ -59,27 +181,49 @@ static dart_ret_t block_bytes(const char *call, size_t nelem,
   return DART_OK;
 }
 
-dart_ret_t local_pool_init(const char *call, size_t bytes)
+dart_ret_t local_pool_init(const char *call, size_t initial, size_t reserve)
 {
-  local_pool.buddy = buddy_create(bytes);
-  if (local_pool.buddy == NULL) {
+  struct team *all = team_lookup(DART_TEAM_ALL);
+  struct buddy_allocator *first = buddy_create(initial);
+  if (first == NULL) {
     return report_error(DART_ERR_NOMEM, call, "cannot manage a local pool "
-                        "of %zu bytes", bytes);
+                        "of %zu bytes", initial);
   }
-  /* The buddy manages a power of two; share exactly that much. */
-  dart_ret_t ret = team_allocate_local_pool(
-    call, team_lookup(DART_TEAM_ALL), buddy_capacity(local_pool.buddy));
+  /* The buddy manages a power of two; reserve a whole number of pages. */
+  initial = buddy_capacity(first);
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  if (reserve == 0) {
+    reserve = pool_memory_default_reserve(all->node_size);
+  }
+  reserve = (reserve < initial ? initial : reserve) / page * page;
+  char **node_bases = NULL;
+  dart_ret_t ret = pool_memory_map(call, all->node_comm, reserve, initial,
+                                   &local_pool.fd, &node_bases);
+  if (ret == DART_OK) {
+    ret = team_publish_local_pool(call, all, node_bases, reserve);
+  }
   if (ret != DART_OK) {
-    buddy_destroy(local_pool.buddy);
-    local_pool.buddy = NULL;
+    buddy_destroy(first);
+    local_pool_finalize();
+    return ret;
   }
-  return ret;
+  local_pool.chunks[0] = (struct pool_chunk){ 0, first };
+  local_pool.nchunks = 1;
+  local_pool.reserve = reserve;
+  return DART_OK;
 }
 
 void local_pool_finalize(void)
 {
-  buddy_destroy(local_pool.buddy);
-  local_pool.buddy = NULL;
+  /* The mappings go with segment 0 when DART_TEAM_ALL's segments go. */
+  for (int i = 0; i < local_pool.nchunks; ++i) {
+    buddy_destroy(local_pool.chunks[i].buddy);
+  }
+  local_pool.nchunks = 0;
+  if (local_pool.fd >= 0) {
+    close(local_pool.fd);
+    local_pool.fd = -1;
+  }
 }
 
 dart_ret_t dart_memalloc(size_t nelem, dart_datatype_t dtype,
@@ -94,11 +238,9 @@ dart_ret_t dart_memalloc(size_t nelem, dart_datatype_t dtype,
   if (block_bytes(__func__, nelem, dtype, &bytes) != DART_OK) {
     return DART_ERR_INVAL;
   }
-  if (pool_take(&local_pool, bytes, &offset) != 0) {
-    return report_error(DART_ERR_NOMEM, __func__,
-                        "local pool of %zu bytes has no free block of %zu "
-                        "bytes (DART_LOCAL_POOL_MIB sets its size)",
-                        buddy_capacity(local_pool.buddy), bytes);
+  dart_ret_t ret = local_pool_take(__func__, bytes, &offset);
+  if (ret != DART_OK) {
+    return ret;
   }
   *gptr = (dart_gptr_t){ .unitid = runtime.myid, .flags = 0,
                          .segid = DART_SEGMENT_LOCAL,
@@ -120,7 +262,7 @@ dart_ret_t dart_memfree(dart_gptr_t gptr)
                         "block belongs to unit %d; only its owner frees it",
                         (int)gptr.unitid);
   }
-  if (pool_give_back(&local_pool, gptr.addr_or_offs.offset) != 0) {
+  if (local_pool_give_back(gptr.addr_or_offs.offset) != 0) {
     return report_error(DART_ERR_INVAL, __func__,
                         "offset %llu is not a live block (double free?)",
                         (unsigned long long)gptr.addr_or_offs.offset);

@@ -17,7 +17,10 @@ struct segment {
   MPI_Aint  *disps;      /* team unit -> displacement in the dynamic window */
   char     **node_bases; /* node-local rank -> that peer's portion, mapped
                             here; NULL for registered segments */
-  MPI_Win    shm_win;    /* MPI_WIN_NULL for registered segments */
+  MPI_Win    shm_win;    /* MPI_WIN_NULL for registered segments and
+                            the local pool */
+  size_t     mapped_bytes; /* local pool: each node_bases entry is a
+                              mapping of this size, unmapped with it */
   char      *my_base;
   size_t     my_size;
   MPI_Win    win;        /* dynamic window my portion is attached to: the

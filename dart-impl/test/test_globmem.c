@@ -892,44 +892,106 @@ static void test_memalloc(void)
     restore_log(saved);
   }
   free(all);
+  S_OK(dart_barrier(DART_TEAM_ALL));
+}
 
-  /* Exhaustion is an error, not a crash, and the pool recovers. */
-  STAGE("memalloc exhaustion");
-  saved = mute_log();
-  junk_gptr(&g);
-  TEST_ASSERT(dart_memalloc((size_t)1 << 40, DART_TYPE_BYTE, &g) != DART_OK);
-  TEST_ASSERT(gptr_is_null(g));
-  restore_log(saved);
-  enum { MAX_CHUNKS = 64 };
-  size_t chunk = (size_t)8 << 20;
-  dart_gptr_t chunks[MAX_CHUNKS + 1];
+/* ctest runs this program with a 1 MiB initial pool and a 64 MiB
+ * reservation, so growth and its limit are reached quickly. */
+enum { POOL_MIB = 1, POOL_MAX_MIB = 64 };
+
+static void require_pool_env(void)
+{
+  const char *initial = getenv("DART_LOCAL_POOL_MIB");
+  const char *max = getenv("DART_LOCAL_POOL_MAX_MIB");
+  if (initial == NULL || max == NULL || atoi(initial) != POOL_MIB ||
+      atoi(max) != POOL_MAX_MIB) {
+    stage_fail(__LINE__, "run with DART_LOCAL_POOL_MIB=%d and "
+               "DART_LOCAL_POOL_MAX_MIB=%d", POOL_MIB, POOL_MAX_MIB);
+  }
+}
+
+/* Growth: 1 MiB blocks fill chunks of 1, 1, 2, 4, 8, 16 and 32 MiB, the
+ * whole reservation, before the pool reports DART_ERR_NOMEM; every block
+ * is reachable by node peers and by RMA like the first one. */
+static void test_local_pool_growth(void)
+{
+  require_pool_env();
+  STAGE("local pool growth");
+  enum { BLOCKS = POOL_MAX_MIB / POOL_MIB };
+  const size_t mib = (size_t)1 << 20;
+  dart_gptr_t blocks[BLOCKS + 1];
   int taken = 0;
   dart_ret_t ret = DART_OK;
-  saved = mute_log();
-  while (taken < MAX_CHUNKS) {
-    ret = dart_memalloc(chunk, DART_TYPE_BYTE, &chunks[taken]);
+  int saved = mute_log();
+  while (taken <= BLOCKS) {
+    junk_gptr(&blocks[taken]);
+    ret = dart_memalloc(mib, DART_TYPE_BYTE, &blocks[taken]);
     if (ret != DART_OK) {
       break;
     }
-    check_pool_gptr(__LINE__, chunks[taken]);
-    char *p = local_addr(__LINE__, chunks[taken]);
-    TEST_ASSERT(p != NULL);
-    p[0] = (char)taken;
-    p[chunk - 1] = (char)(taken + 1);
+    check_pool_gptr(__LINE__, blocks[taken]);
+    char *p = local_addr(__LINE__, blocks[taken]);
+    p[0] = (char)(me + taken);
+    p[mib - 1] = (char)(me - taken);
     ++taken;
   }
   restore_log(saved);
-  TEST_ASSERT(ret != DART_OK);
-  TEST_ASSERT(gptr_is_null(chunks[taken]));
-  TEST_ASSERT(taken >= 1);
-  for (int i = 0; i < taken; ++i) {
-    char *p = local_addr(__LINE__, chunks[i]);
-    TEST_EQ(p[0], (char)i);
-    TEST_EQ(p[chunk - 1], (char)(i + 1));
-    S_OK(dart_memfree(chunks[i]));
+  TEST_EQ(ret, DART_ERR_NOMEM);
+  TEST_EQ(taken, BLOCKS);
+  TEST_ASSERT(gptr_is_null(blocks[BLOCKS]));
+
+  STAGE("local pool growth: the next unit's blocks");
+  dart_gptr_t *all = xmalloc((size_t)n * BLOCKS * sizeof *all);
+  S_OK(dart_allgather(blocks, all, BLOCKS * sizeof *all, DART_TYPE_BYTE,
+                      DART_TEAM_ALL));
+  int next = (me + 1) % n, prev = (me + n - 1) % n;
+  dart_gptr_t *theirs = all + (size_t)next * BLOCKS;
+  for (int b = 0; b < BLOCKS; ++b) {
+    dart_gptr_t last = theirs[b];
+    last.addr_or_offs.offset += mib - 1;
+    char first_byte = 0, last_byte = 0;
+    S_OK(dart_get_blocking(&first_byte, theirs[b], 1, DART_TYPE_BYTE,
+                           DART_TYPE_BYTE));
+    S_OK(dart_get_blocking(&last_byte, last, 1, DART_TYPE_BYTE,
+                           DART_TYPE_BYTE));
+    TEST_EQ(first_byte, (char)(next + b));
+    TEST_EQ(last_byte, (char)(next - b));
   }
-  S_OK(dart_memalloc((size_t)4 << 20, DART_TYPE_LONGLONG, &g));
+  S_OK(dart_barrier(DART_TEAM_ALL));
+  int marks[BLOCKS]; /* dart_put may read them until the flush */
+  for (int b = 0; b < BLOCKS; ++b) {
+    dart_gptr_t middle = theirs[b];
+    middle.addr_or_offs.offset += mib / 2;
+    marks[b] = 1000 * me + b;
+    S_OK(dart_put(middle, &marks[b], 1, DART_TYPE_INT, DART_TYPE_INT));
+  }
+  S_OK(dart_flush_all(theirs[0]));
+  S_OK(dart_barrier(DART_TEAM_ALL));
+  for (int b = 0; b < BLOCKS; ++b) {
+    char *p = local_addr(__LINE__, blocks[b]);
+    int mark;
+    memcpy(&mark, p + mib / 2, sizeof mark);
+    TEST_EQ(mark, 1000 * prev + b);
+  }
+  S_OK(dart_barrier(DART_TEAM_ALL));
+  free(all);
+
+  STAGE("local pool growth: freed space is reused, the limit holds");
+  for (int b = 0; b < BLOCKS; ++b) {
+    S_OK(dart_memfree(blocks[b]));
+  }
+  dart_gptr_t g;
+  saved = mute_log();
+  junk_gptr(&g);
+  S_RET(dart_memalloc((size_t)1 << 40, DART_TYPE_BYTE, &g), DART_ERR_NOMEM);
+  TEST_ASSERT(gptr_is_null(g));
+  /* 48 MiB rounds up to a 64 MiB block: no chunk holds one, and a new
+   * chunk of 64 MiB would run past the reservation. */
+  S_RET(dart_memalloc(48 * mib, DART_TYPE_BYTE, &g), DART_ERR_NOMEM);
+  restore_log(saved);
+  S_OK(dart_memalloc(32 * mib, DART_TYPE_BYTE, &g));
   check_pool_gptr(__LINE__, g);
+  TEST_EQ(g.addr_or_offs.offset, 32 * mib);
   S_OK(dart_memfree(g));
   S_OK(dart_barrier(DART_TEAM_ALL));
 }
@@ -1140,6 +1202,7 @@ int main(int argc, char **argv)
   test_subteam();
   test_register();
   test_memalloc();
+  test_local_pool_growth();
   test_allocator();
   test_alloc_errors();
 
