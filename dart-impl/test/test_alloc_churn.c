@@ -1,0 +1,134 @@
+/* Thousands of collective alloc/free cycles (and registrations and local
+ * pool blocks in between) leak no window, no mapping and no memory: after
+ * a warm-up, the process's file descriptors, memory mappings and resident
+ * size stay where they were. Usage: test_alloc_churn <cycles>. */
+#include "test_stage.h"
+
+#include <dash/dart/if/dart.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int me, n;
+
+static long count_entries(const char *dir)
+{
+  DIR *d = opendir(dir);
+  TEST_ASSERT(d != NULL);
+  long count = 0;
+  while (readdir(d) != NULL) {
+    ++count;
+  }
+  closedir(d);
+  return count;
+}
+
+static long count_lines(const char *path)
+{
+  FILE *f = fopen(path, "r");
+  TEST_ASSERT(f != NULL);
+  long lines = 0;
+  int c;
+  while ((c = fgetc(f)) != EOF) {
+    lines += c == '\n';
+  }
+  fclose(f);
+  return lines;
+}
+
+static long resident_kib(void)
+{
+  FILE *f = fopen("/proc/self/status", "r");
+  TEST_ASSERT(f != NULL);
+  char line[256];
+  long kib = -1;
+  while (fgets(line, sizeof line, f) != NULL) {
+    if (strncmp(line, "VmRSS:", 6) == 0) {
+      kib = strtol(line + 6, NULL, 10);
+    }
+  }
+  fclose(f);
+  TEST_ASSERT(kib > 0);
+  return kib;
+}
+
+struct footprint {
+  long fds, mappings, rss_kib;
+};
+
+static struct footprint footprint_now(void)
+{
+  return (struct footprint){ count_entries("/proc/self/fd"),
+                             count_lines("/proc/self/maps"),
+                             resident_kib() };
+}
+
+/* One cycle: a collective allocation of a size that changes with the
+ * cycle, a registration, a pool block, a transfer to the next unit, and
+ * everything freed again. */
+static void cycle(int c, long *scratch)
+{
+  STAGE("cycle %d", c);
+  size_t count = (size_t)(1 + (c * 13 + me * 5) % 4000);
+  dart_gptr_t seg, reg, block;
+  S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, count, DART_TYPE_LONG,
+                                  &seg));
+  S_OK(dart_team_memregister(DART_TEAM_ALL, 16, DART_TYPE_LONG, scratch,
+                             &reg));
+  S_OK(dart_memalloc((size_t)(1 + c % 3000), DART_TYPE_LONG, &block));
+  int next = (me + 1) % n;
+  long value = (long)c * 1000 + me, got = -1;
+  dart_gptr_t there = seg;
+  there.unitid = next;
+  S_OK(dart_put_blocking(there, &value, 1, DART_TYPE_LONG, DART_TYPE_LONG));
+  S_OK(dart_barrier(DART_TEAM_ALL));
+  long *mine = NULL;
+  dart_gptr_t here = seg;
+  here.unitid = me;
+  S_OK(dart_gptr_getaddr(here, (void **)&mine));
+  got = mine[0];
+  TEST_EQ(got, (long)c * 1000 + (me + n - 1) % n);
+  S_OK(dart_memfree(block));
+  S_OK(dart_team_memderegister(reg));
+  S_OK(dart_team_memfree(seg));
+}
+
+int main(int argc, char **argv)
+{
+  TEST_OK(dart_init(&argc, &argv));
+  TEST_ASSERT(argc == 2);
+  int cycles = atoi(argv[1]);
+  TEST_ASSERT(cycles >= 200);
+  dart_global_unit_t gme;
+  size_t size;
+  TEST_OK(dart_myid(&gme));
+  TEST_OK(dart_size(&size));
+  me = gme.id;
+  n = (int)size;
+  long scratch[16];
+
+  const int warmup = 100;
+  for (int c = 0; c < warmup; ++c) {
+    cycle(c, scratch);
+  }
+  struct footprint before = footprint_now();
+  for (int c = warmup; c < cycles; ++c) {
+    cycle(c, scratch);
+  }
+  struct footprint after = footprint_now();
+  /* A leaked window costs at least a mapping or a descriptor each time;
+   * the allowance covers allocator noise, not a leak per cycle. */
+  if (after.fds != before.fds || after.mappings > before.mappings + 8 ||
+      after.rss_kib > before.rss_kib + 4096) {
+    stage_fail(__LINE__, "after %d cycles: %ld -> %ld descriptors, %ld -> "
+               "%ld mappings, %ld -> %ld KiB resident", cycles - warmup,
+               before.fds, after.fds, before.mappings, after.mappings,
+               before.rss_kib, after.rss_kib);
+  }
+  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  test_report_pass("test_alloc_churn");
+  TEST_OK(dart_exit());
+  return 0;
+}
