@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* glibc's writer-preferring rwlock kind */
 #include "rw_lock_2n.h"
 
 #include <errno.h>
@@ -98,6 +99,14 @@ int shared_rw_lock_format(void *mem, enum shared_rw_lock_kind kind,
     int err = pthread_rwlockattr_init(&attr);
     if (err == 0) {
       err = pthread_rwlockattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+#ifdef __GLIBC__
+      /* glibc prefers readers by default, and a stream of readers then
+       * starves the writer; compare like with like (writer preference). */
+      if (err == 0) {
+        err = pthread_rwlockattr_setkind_np(
+            &attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+      }
+#endif
       if (err == 0) {
         err = pthread_rwlock_init(&lock->rwlock, &attr);
       }
