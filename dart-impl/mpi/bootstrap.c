@@ -414,7 +414,7 @@ static dart_ret_t bootstrap_shared(const char *call, const struct team *all,
 
 /* ---- init, exit, counters -------------------------------------------- */
 
-static void log_node_counters(const char *call, double seconds)
+static void log_node_counters(const char *call)
 {
   enum { N = sizeof(struct bootstrap_counters) / sizeof(uint64_t) };
   uint64_t sum[N];
@@ -427,7 +427,7 @@ static void log_node_counters(const char *call, double seconds)
     LOG_DEBUG(call,
               "bootstrap %s: node %d, %d units on %d nodes: records written "
               "%llu, read %llu, received %llu; bytes sent %llu, received "
-              "%llu; hwloc loaded %llu, adopted %llu; %.3f ms",
+              "%llu; hwloc loaded %llu, adopted %llu; %.3f ms (root)",
               names[boot.mode], (int)boot.my_node, (int)boot.num_units,
               (int)boot.num_nodes, (unsigned long long)c->records_written,
               (unsigned long long)c->records_read,
@@ -435,7 +435,8 @@ static void log_node_counters(const char *call, double seconds)
               (unsigned long long)c->bytes_sent,
               (unsigned long long)c->bytes_received,
               (unsigned long long)c->topology_loads,
-              (unsigned long long)c->topology_adoptions, seconds * 1e3);
+              (unsigned long long)c->topology_adoptions,
+              1e-6 * (double)boot.counters.init_ns);
   }
 }
 
@@ -470,8 +471,9 @@ dart_ret_t bootstrap_init(const char *call)
     bootstrap_finalize();
     return ret;
   }
+  boot.counters.init_ns = (uint64_t)((MPI_Wtime() - start) * 1e9);
   if (runtime.env.log_level >= LOG_LEVEL_DEBUG) {
-    log_node_counters(call, MPI_Wtime() - start);
+    log_node_counters(call);
   }
   return DART_OK;
 }
