@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* Keyed (team-level) entries each node table offers besides the units. */
-#define KEYED_ENTRIES 64
+#define KEYED_ENTRIES UNIT_RECORDS_MAX_ENTRIES
 #define SHM_ALIGN 64
 
 /* What node roots tell each other first: enough to place every node's
@@ -579,4 +579,41 @@ dart_ret_t unit_record_get(int32_t unit, struct unit_record *out)
 int32_t unit_records_num_nodes(void)
 {
   return boot.active ? boot.num_nodes : 0;
+}
+
+static dart_ret_t entries_available(const char *call, const void *value)
+{
+  if (!boot.active) {
+    return report_error(DART_ERR_NOTINIT, call,
+                        "DART is not initialized (call dart_init first)");
+  }
+  if (value == NULL) {
+    return report_error(DART_ERR_INVAL, call, "value is NULL");
+  }
+  if (boot.private_records != NULL) {
+    return report_error(DART_ERR_OTHER, call,
+                        "node entries need a node table "
+                        "(DART_BOOTSTRAP=node-roots or on-demand)");
+  }
+  return DART_OK;
+}
+
+dart_ret_t unit_records_entry_put(uint64_t key, const void *value)
+{
+  dart_ret_t ret = entries_available(__func__, value);
+  if (ret == DART_OK && !node_db_write_keyed(&boot.db, key, value)) {
+    ret = report_error(DART_ERR_NOMEM, __func__,
+                       "all %d node entries are taken", KEYED_ENTRIES);
+  }
+  return ret;
+}
+
+dart_ret_t unit_records_entry_get(uint64_t key, void *value)
+{
+  dart_ret_t ret = entries_available(__func__, value);
+  if (ret == DART_OK &&
+      !node_db_read_keyed(&boot.db, boot.reader, key, value)) {
+    ret = DART_ERR_NOTFOUND; /* an answer, not an error: no log line */
+  }
+  return ret;
 }
