@@ -10,6 +10,7 @@
  *
  * times are medians over --reps of the slowest unit, counts the largest
  * per-node sum (nodes differ when units do not divide evenly). */
+#include "bench_stats.h"
 #include "mpi/bootstrap.h"
 #include "mpi/team.h"
 
@@ -22,18 +23,6 @@
 
 enum { MAX_REPS = 101 };
 enum { COUNTERS = sizeof(struct bootstrap_counters) / sizeof(uint64_t) };
-
-static int compare_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
-static double median(double *v, int n)
-{
-  qsort(v, (size_t)n, sizeof *v, compare_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 int main(int argc, char **argv)
 {
@@ -87,8 +76,9 @@ int main(int argc, char **argv)
     static const char *const names[] = { "node-roots", "naive", "on-demand" };
     const struct bootstrap_counters *c = (const void *)node_max;
     printf("%-10s %5d %5d %10.2f %10.2f %9llu %9llu %9llu %11llu %11llu\n",
-           names[mode], size, nodes, median(total_ms, reps),
-           median(boot_ms, reps), (unsigned long long)c->records_written,
+           names[mode], size, nodes, bench_median(total_ms, reps),
+           bench_median(boot_ms, reps),
+           (unsigned long long)c->records_written,
            (unsigned long long)c->records_read,
            (unsigned long long)c->records_received,
            (unsigned long long)c->bytes_received,

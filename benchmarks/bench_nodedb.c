@@ -10,6 +10,7 @@
  *   bench-nodedb [--max-readers 8] [--batches 51] [--iters 20000]
  *                [--write-rate 1000] [--records 64] */
 #define _GNU_SOURCE /* MAP_ANONYMOUS, sched_setaffinity */
+#include "bench_stats.h"
 #include "base/node_db.h"
 #include "mpi/unit_records.h"
 
@@ -46,18 +47,6 @@ static double now_ns(void)
   return 1e9 * (double)t.tv_sec + (double)t.tv_nsec;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
-static double median(double *v, int n)
-{
-  qsort(v, (size_t)n, sizeof *v, compare_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static volatile unsigned long sink_out; /* keeps the reads alive */
 
 /* Reader: walks the records in order, as a locality build would,
@@ -92,7 +81,7 @@ static void reader(struct node_db *dbs, struct shared *sh, int id,
     }
   }
   for (int k = 0; k < KINDS; ++k) {
-    sh->median_ns[k][id] = median(batch_ns[k], o->batches);
+    sh->median_ns[k][id] = bench_median(batch_ns[k], o->batches);
   }
   sink_out = sink;
 }
@@ -176,7 +165,7 @@ static void run(int readers, bool writing, const struct options *o,
   }
   *writes = atomic_load(&sh->writes);
   for (int k = 0; k < KINDS; ++k) {
-    ns[k] = median(sh->median_ns[k], readers);
+    ns[k] = bench_median(sh->median_ns[k], readers);
     node_db_destroy(&dbs[k]);
     munmap(mem[k], bytes[k]);
   }
