@@ -40,7 +40,7 @@ static void check_init_counters(void)
   TEST_EQ(c.topology_loads, 1);
   uint64_t P = (uint64_t)all->size, n = (uint64_t)all->node_size;
   uint64_t N = (uint64_t)all->num_nodes, slot = mine.slot_bytes;
-  uint64_t info = 24; /* node size, host hash, root per node root */
+  uint64_t info = 32; /* size, host hash, root, health per node root */
   switch (bootstrap_mode_in_use()) {
   case BOOTSTRAP_NODE_ROOTS:
     TEST_EQ(slot, 8 + (sizeof(struct unit_record) + 7) / 8 * 8);
