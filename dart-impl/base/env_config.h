@@ -5,6 +5,7 @@
 #define DART_BASE_ENV_CONFIG_H
 
 #include "logging.h"
+#include "rw_lock_2n.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,6 +33,7 @@ struct env_config {
   int                 local_pool_mib;    /* DART_LOCAL_POOL_MIB */
   int                 local_pool_max_mib;/* DART_LOCAL_POOL_MAX_MIB, 0 =
                                             default */
+  enum shared_rw_lock_kind nodedb_lock;  /* DART_NODEDB_LOCK */
 };
 
 /* Fills `cfg` from the environment. Returns 0, or -1 with a message in
