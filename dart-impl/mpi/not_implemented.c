@@ -35,20 +35,3 @@ bool dart_lock_initialized(struct dart_lock_struct const *lock)
   /* No lock can exist yet, so none is backed by live memory. */
   return false;
 }
-
-/* --- locality (dart_locality.h, dart_team_group.h) --- */
-dart_ret_t dart_team_locality_init(dart_team_t team)
-{ NOT_IMPLEMENTED; }
-dart_ret_t dart_team_locality_finalize(dart_team_t team)
-{ NOT_IMPLEMENTED; }
-dart_ret_t dart_domain_team_locality(dart_team_t team, const char *domain_tag,
-                                     dart_domain_locality_t **team_domain_out)
-{ NOT_IMPLEMENTED; }
-dart_ret_t dart_unit_locality(dart_team_t team, dart_team_unit_t unit,
-                              dart_unit_locality_t **loc)
-{ NOT_IMPLEMENTED; }
-dart_ret_t dart_group_locality_split(const dart_group_t g,
-                                     dart_domain_locality_t *domain,
-                                     dart_locality_scope_t scope, size_t n,
-                                     size_t *nout, dart_group_t *gout)
-{ NOT_IMPLEMENTED; }
