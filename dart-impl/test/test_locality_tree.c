@@ -215,6 +215,7 @@ static int test_create_clone_find(void)
   CHECK(copy != root && check_tree(copy, copy) == 0);
   CHECK(find(copy, ".1.0.1.1") != find(root, ".1.0.1.1"));
   CHECK(units_are(find(copy, ".1.0.1"), 2, (int[]){6, 7}) == 0);
+  dart_domain_destroy(copy);
   /* A clone of a subdomain keeps the source's parent pointer. */
   dart_domain_locality_t *sub = NULL;
   CHECK(dart_domain_clone(find(root, ".1"), &sub) == DART_OK);
