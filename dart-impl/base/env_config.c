@@ -31,10 +31,15 @@ static const struct choice lock_modes[] = {
   { NULL, 0 }
 };
 
+static const struct choice nodedb_locks[] = {
+  { "2n", SHARED_RW_LOCK_2N }, { "rwlock", SHARED_RW_LOCK_PTHREAD },
+  { "none", SHARED_RW_LOCK_NONE }, { NULL, 0 }
+};
+
 static const char *const known_variables[] = {
   "DART_LOG_LEVEL", "DART_SHM_PATH", "DART_UNITS_PER_NODE",
   "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT",
-  "DART_LOCAL_POOL_MIB", NULL
+  "DART_LOCAL_POOL_MIB", "DART_NODEDB_LOCK", NULL
 };
 
 static int read_choice(const char *var, const struct choice *choices,
@@ -107,12 +112,15 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   int units_per_node = 0;
   int count_limit = INT_MAX;
   int pool_mib = 64;
+  int nodedb_lock = SHARED_RW_LOCK_2N;
 
   if (read_choice("DART_LOG_LEVEL", log_levels, &log_level, why, why_len) ||
       read_choice("DART_SHM_PATH", on_off, &shm, why, why_len) ||
       read_choice("DART_BOOTSTRAP", bootstrap_modes, &bootstrap, why,
                   why_len) ||
       read_choice("DART_LOCK_MODE", lock_modes, &lock, why, why_len) ||
+      read_choice("DART_NODEDB_LOCK", nodedb_locks, &nodedb_lock, why,
+                  why_len) ||
       read_int("DART_UNITS_PER_NODE", 0, INT_MAX, &units_per_node, why,
                why_len) ||
       read_int("DART_MPI_COUNT_LIMIT", 1, INT_MAX, &count_limit, why,
@@ -128,6 +136,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   cfg->lock_mode          = (enum lock_mode)lock;
   cfg->mpi_count_limit    = count_limit;
   cfg->local_pool_mib     = pool_mib;
+  cfg->nodedb_lock        = (enum shared_rw_lock_kind)nodedb_lock;
   /* The level must be in force before the warnings below are filtered. */
   log_set_level(cfg->log_level);
   warn_unknown_variables();

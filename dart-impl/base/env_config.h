@@ -5,6 +5,7 @@
 #define DART_BASE_ENV_CONFIG_H
 
 #include "logging.h"
+#include "rw_lock_2n.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,6 +31,7 @@ struct env_config {
   enum lock_mode      lock_mode;         /* DART_LOCK_MODE */
   int                 mpi_count_limit;   /* DART_MPI_COUNT_LIMIT */
   int                 local_pool_mib;    /* DART_LOCAL_POOL_MIB */
+  enum shared_rw_lock_kind nodedb_lock;  /* DART_NODEDB_LOCK */
 };
 
 /* Fills `cfg` from the environment. Returns 0, or -1 with a message in

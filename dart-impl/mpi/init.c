@@ -1,6 +1,7 @@
 /* dart_init / dart_exit and the process-level queries. */
 #include "runtime.h"
 #include "atomics.h"
+#include "bootstrap.h"
 #include "datatype.h"
 #include "local_pool.h"
 #include "onesided.h"
@@ -132,8 +133,13 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
   if ((ret = team_module_init(call, world)) != DART_OK) {
     goto fail_ops;
   }
+  if ((ret = bootstrap_init(call)) != DART_OK) {
+    team_module_finalize(call);
+    goto fail_ops;
+  }
   if ((ret = local_pool_init(call, (size_t)env.local_pool_mib << 20)) !=
       DART_OK) {
+    bootstrap_finalize();
     team_module_finalize(call);
     goto fail_ops;
   }
@@ -183,6 +189,7 @@ dart_ret_t dart_exit(void)
   if (err != MPI_SUCCESS) {
     ret = report_mpi_error(__func__, "MPI_Barrier", err);
   }
+  bootstrap_finalize();
   onesided_module_finalize();
   allocators_finalize();
   local_pool_finalize();

@@ -11,7 +11,7 @@
 static const char *const all_vars[] = {
   "DART_LOG_LEVEL", "DART_SHM_PATH", "DART_UNITS_PER_NODE",
   "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT",
-  "DART_LOCAL_POOL_MIB", NULL
+  "DART_LOCAL_POOL_MIB", "DART_NODEDB_LOCK", NULL
 };
 
 int main(void)
@@ -29,6 +29,7 @@ int main(void)
   CHECK(cfg.lock_mode == LOCK_MODE_HYBRID);
   CHECK(cfg.mpi_count_limit == INT_MAX);
   CHECK(cfg.local_pool_mib == 64);
+  CHECK(cfg.nodedb_lock == SHARED_RW_LOCK_2N);
 
   setenv("DART_LOG_LEVEL", "debug", 1);
   setenv("DART_SHM_PATH", "off", 1);
@@ -50,6 +51,12 @@ int main(void)
   CHECK(env_config_read(&cfg, why, sizeof why) == 0);
   CHECK(cfg.bootstrap == BOOTSTRAP_ON_DEMAND);
   CHECK(cfg.lock_mode == LOCK_MODE_MPI_WIN_LOCK);
+  setenv("DART_NODEDB_LOCK", "rwlock", 1);
+  CHECK(env_config_read(&cfg, why, sizeof why) == 0);
+  CHECK(cfg.nodedb_lock == SHARED_RW_LOCK_PTHREAD);
+  setenv("DART_NODEDB_LOCK", "none", 1);
+  CHECK(env_config_read(&cfg, why, sizeof why) == 0);
+  CHECK(cfg.nodedb_lock == SHARED_RW_LOCK_NONE);
 
   /* Bad values: refused with a message naming variable and choices. */
   struct { const char *var, *value, *mention; } bad[] = {
@@ -62,6 +69,7 @@ int main(void)
     { "DART_LOCAL_POOL_MIB", "0", "DART_LOCAL_POOL_MIB" },
     { "DART_BOOTSTRAP", "fast", "node-roots" },
     { "DART_LOCK_MODE", "spin", "hybrid" },
+    { "DART_NODEDB_LOCK", "mcs", "rwlock" },
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
     char *saved = getenv(bad[i].var) ? strdup(getenv(bad[i].var)) : NULL;

@@ -1,0 +1,214 @@
+#include "rw_lock_2n.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#define CACHE_LINE 64
+
+/* One reader's pair, alone on its cache line: the read path writes only
+ * here, so readers never bounce lines between each other. */
+struct reader_pair {
+  alignas(CACHE_LINE) atomic_uint mu;
+  atomic_uint nu;
+};
+
+struct shared_rw_lock {
+  alignas(CACHE_LINE) uint32_t kind;
+  int32_t readers;
+  alignas(CACHE_LINE) atomic_uint writer;  /* serializes 2N writers */
+  atomic_uint readers_shut_out;            /* writer holds every nu_i */
+  alignas(CACHE_LINE) pthread_rwlock_t rwlock;
+  struct reader_pair pairs[];
+};
+
+_Static_assert(sizeof(struct reader_pair) == CACHE_LINE, "one pair per line");
+_Static_assert(sizeof(struct shared_rw_lock) % CACHE_LINE == 0, "aligned");
+
+size_t shared_rw_lock_bytes(int readers)
+{
+  return sizeof(struct shared_rw_lock) +
+         (size_t)(readers > 0 ? readers : 0) * sizeof(struct reader_pair);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/* Waiting: a few spins (the holder is usually running), then yield (we
+ * may share a core with it), then sleep so a descheduled holder runs. */
+static void backoff(unsigned round)
+{
+  if (round < 16) {
+    cpu_relax();
+  } else if (round < 256) {
+    sched_yield();
+  } else {
+    struct timespec pause = { 0, 20000 };
+    nanosleep(&pause, NULL);
+  }
+}
+
+static inline int word_try_lock(atomic_uint *word)
+{
+  return atomic_load_explicit(word, memory_order_relaxed) == 0 &&
+         atomic_exchange_explicit(word, 1, memory_order_acquire) == 0;
+}
+
+static void word_lock(atomic_uint *word)
+{
+  for (unsigned round = 0; !word_try_lock(word); ++round) {
+    backoff(round);
+  }
+}
+
+static inline void word_unlock(atomic_uint *word)
+{
+  atomic_store_explicit(word, 0, memory_order_release);
+}
+
+int shared_rw_lock_format(void *mem, enum shared_rw_lock_kind kind,
+                          int readers)
+{
+  if (mem == NULL || readers < 1 ||
+      (kind != SHARED_RW_LOCK_2N && kind != SHARED_RW_LOCK_PTHREAD &&
+       kind != SHARED_RW_LOCK_NONE)) {
+    return EINVAL;
+  }
+  struct shared_rw_lock *lock = mem;
+  memset(lock, 0, shared_rw_lock_bytes(readers));
+  lock->kind = (uint32_t)kind;
+  lock->readers = readers;
+  atomic_init(&lock->writer, 0);
+  atomic_init(&lock->readers_shut_out, 0);
+  for (int i = 0; i < readers; ++i) {
+    atomic_init(&lock->pairs[i].mu, 0);
+    atomic_init(&lock->pairs[i].nu, 0);
+  }
+  if (kind == SHARED_RW_LOCK_PTHREAD) {
+    pthread_rwlockattr_t attr;
+    int err = pthread_rwlockattr_init(&attr);
+    if (err == 0) {
+      err = pthread_rwlockattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+      if (err == 0) {
+        err = pthread_rwlock_init(&lock->rwlock, &attr);
+      }
+      pthread_rwlockattr_destroy(&attr);
+    }
+    return err;
+  }
+  return 0;
+}
+
+void shared_rw_lock_destroy(struct shared_rw_lock *lock)
+{
+  if (lock != NULL && lock->kind == SHARED_RW_LOCK_PTHREAD) {
+    pthread_rwlock_destroy(&lock->rwlock);
+  }
+}
+
+enum shared_rw_lock_kind shared_rw_lock_kind(const struct shared_rw_lock *lock)
+{
+  return (enum shared_rw_lock_kind)lock->kind;
+}
+
+int shared_rw_lock_readers(const struct shared_rw_lock *lock)
+{
+  return lock->readers;
+}
+
+int shared_rw_lock_readers_shut_out(const struct shared_rw_lock *lock)
+{
+  return (int)atomic_load_explicit(
+      &((struct shared_rw_lock *)lock)->readers_shut_out,
+      memory_order_acquire);
+}
+
+void shared_rw_lock_read_acquire(struct shared_rw_lock *lock, int reader)
+{
+  switch (lock->kind) {
+  case SHARED_RW_LOCK_2N: {
+    struct reader_pair *pair = &lock->pairs[reader];
+    for (;;) {
+      word_lock(&pair->mu);
+      if (word_try_lock(&pair->nu)) {
+        word_unlock(&pair->nu);
+        return; /* holding mu_i keeps every writer out */
+      }
+      /* A writer holds nu_i: step aside and wait until it is done. */
+      word_unlock(&pair->mu);
+      word_lock(&pair->nu);
+      word_unlock(&pair->nu);
+    }
+  }
+  case SHARED_RW_LOCK_PTHREAD:
+    pthread_rwlock_rdlock(&lock->rwlock);
+    return;
+  default:
+    return;
+  }
+}
+
+void shared_rw_lock_read_release(struct shared_rw_lock *lock, int reader)
+{
+  switch (lock->kind) {
+  case SHARED_RW_LOCK_2N:
+    word_unlock(&lock->pairs[reader].mu);
+    return;
+  case SHARED_RW_LOCK_PTHREAD:
+    pthread_rwlock_unlock(&lock->rwlock);
+    return;
+  default:
+    return;
+  }
+}
+
+void shared_rw_lock_write_acquire(struct shared_rw_lock *lock)
+{
+  switch (lock->kind) {
+  case SHARED_RW_LOCK_2N:
+    word_lock(&lock->writer);
+    for (int i = 0; i < lock->readers; ++i) {
+      word_lock(&lock->pairs[i].nu);
+    }
+    atomic_store_explicit(&lock->readers_shut_out, 1, memory_order_release);
+    for (int i = 0; i < lock->readers; ++i) {
+      word_lock(&lock->pairs[i].mu);
+    }
+    return;
+  case SHARED_RW_LOCK_PTHREAD:
+    pthread_rwlock_wrlock(&lock->rwlock);
+    return;
+  default:
+    return;
+  }
+}
+
+void shared_rw_lock_write_release(struct shared_rw_lock *lock)
+{
+  switch (lock->kind) {
+  case SHARED_RW_LOCK_2N:
+    for (int i = 0; i < lock->readers; ++i) {
+      word_unlock(&lock->pairs[i].mu);
+    }
+    atomic_store_explicit(&lock->readers_shut_out, 0, memory_order_release);
+    for (int i = 0; i < lock->readers; ++i) {
+      word_unlock(&lock->pairs[i].nu);
+    }
+    word_unlock(&lock->writer);
+    return;
+  case SHARED_RW_LOCK_PTHREAD:
+    pthread_rwlock_unlock(&lock->rwlock);
+    return;
+  default:
+    return;
+  }
+}

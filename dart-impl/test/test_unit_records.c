@@ -1,0 +1,183 @@
+/* White-box: the bootstrap in the mode DART_BOOTSTRAP selects. Every unit
+ * reads every unit's record and checks it against the team's node layout
+ * and an independent view of it (test_nodes.h); all units must see the
+ * same bytes; the init counters must match the exact figures each mode
+ * promises (O(P) per node for node-roots, O(P x units per node) naive);
+ * bad input is refused. */
+#include "test_assert.h"
+#include "test_nodes.h"
+#include "mpi/bootstrap.h"
+#include "mpi/runtime.h"
+#include "mpi/team.h"
+#include "mpi/unit_records.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { COUNTERS = sizeof(struct bootstrap_counters) / sizeof(uint64_t) };
+
+/* Sums of the node's units' counters, on every unit of the node. */
+static struct bootstrap_counters node_sum(const struct bootstrap_counters *c)
+{
+  struct bootstrap_counters sum;
+  MPI_Allreduce(c, &sum, COUNTERS, MPI_UINT64_T, MPI_SUM,
+                team_lookup(DART_TEAM_ALL)->node_comm);
+  return sum;
+}
+
+static void check_init_counters(void)
+{
+  struct team *all = team_lookup(DART_TEAM_ALL);
+  struct bootstrap_counters mine;
+  bootstrap_counters_get(&mine);
+  TEST_EQ(mine.lookups, 0);
+  TEST_EQ(mine.topology_loads + mine.topology_adoptions, 1);
+  struct bootstrap_counters c = node_sum(&mine);
+  /* The node's topology is loaded once and adopted by everyone else. */
+  TEST_EQ(c.topology_loads, 1);
+  uint64_t P = (uint64_t)all->size, n = (uint64_t)all->node_size;
+  uint64_t N = (uint64_t)all->num_nodes, slot = mine.slot_bytes;
+  uint64_t info = 24; /* node size, host hash, root per node root */
+  switch (bootstrap_mode_in_use()) {
+  case BOOTSTRAP_NODE_ROOTS:
+    TEST_EQ(slot, 8 + (sizeof(struct unit_record) + 7) / 8 * 8);
+    TEST_EQ(c.records_written, P);
+    TEST_EQ(c.records_read, P);
+    TEST_EQ(c.records_received, P - n);
+    TEST_EQ(c.bytes_sent, info + n * slot);
+    TEST_EQ(c.bytes_received, info * (N - 1) + (P - n) * slot);
+    break;
+  case BOOTSTRAP_NAIVE:
+    TEST_EQ(slot, sizeof(struct unit_record));
+    TEST_EQ(c.records_written, n * P);
+    TEST_EQ(c.records_read, n * P);
+    TEST_EQ(c.records_received, n * (P - 1));
+    TEST_EQ(c.bytes_sent, n * slot);
+    TEST_EQ(c.bytes_received, n * (P - 1) * slot);
+    break;
+  case BOOTSTRAP_ON_DEMAND:
+    TEST_EQ(c.records_written, n);
+    TEST_EQ(c.records_read, 0);
+    TEST_EQ(c.records_received, 0);
+    TEST_EQ(c.bytes_sent, info + 4 * n);
+    TEST_EQ(c.bytes_received, info * (N - 1) + 4 * (P - n));
+    break;
+  }
+  TEST_EQ(c.fetches, 0);
+}
+
+/* FNV-1a over every record as this unit reads it. */
+static uint64_t read_all(const long long *keys, char (*hosts)[sizeof(
+                             ((dart_hwinfo_t *)0)->host)])
+{
+  struct team *all = team_lookup(DART_TEAM_ALL);
+  int *node_of = malloc((size_t)all->size * sizeof(int));
+  TEST_ASSERT(node_of != NULL);
+  MPI_Allgather(&all->my_node, 1, MPI_INT, node_of, 1, MPI_INT, all->comm);
+  uint64_t hash = UINT64_C(14695981039346656037);
+  for (int u = 0; u < all->size; ++u) {
+    struct unit_record r;
+    memset(&r, 0xff, sizeof r);
+    TEST_OK(unit_record_get(u, &r));
+    TEST_EQ(r.unit, u);
+    TEST_EQ(r.node_id, node_of[u]);
+    TEST_EQ(r.node_id == all->my_node, keys[u] == keys[runtime.myid]);
+    if (r.node_id == all->my_node) {
+      TEST_EQ(r.node_rank, all->node_rank_of[u]);
+      TEST_EQ(r.node_size, all->node_size);
+    }
+    TEST_ASSERT(r.node_rank >= 0 && r.node_rank < r.node_size);
+    TEST_ASSERT(r.hwinfo.host[0] != '\0');
+    TEST_ASSERT(strnlen(r.hwinfo.host, sizeof r.hwinfo.host) <
+                sizeof r.hwinfo.host);
+    memcpy(hosts[u], r.hwinfo.host, sizeof hosts[u]);
+    const unsigned char *b = (const unsigned char *)&r;
+    for (size_t i = 0; i < sizeof r; ++i) {
+      hash = (hash ^ b[i]) * UINT64_C(1099511628211);
+    }
+  }
+  free(node_of);
+  return hash;
+}
+
+static void check_own_hardware(void)
+{
+  struct unit_record r;
+  TEST_OK(unit_record_get(runtime.myid, &r));
+  char host[sizeof r.hwinfo.host];
+  TEST_EQ(gethostname(host, sizeof host), 0);
+  host[sizeof host - 1] = '\0';
+  TEST_EQ(strncmp(r.hwinfo.host, host, strlen(host)), 0);
+  TEST_ASSERT(r.hwinfo.cpu_id >= 0);
+  TEST_ASSERT(r.hwinfo.core_id >= 0);
+  TEST_ASSERT(r.hwinfo.num_cores >= 1);
+  TEST_ASSERT(r.hwinfo.num_sockets >= 1);
+  TEST_ASSERT(r.hwinfo.min_threads >= 1);
+  TEST_ASSERT(r.hwinfo.max_threads >= r.hwinfo.min_threads);
+  TEST_ASSERT(r.hwinfo.system_memory_bytes > 0);
+  TEST_ASSERT(r.hwinfo.num_scopes >= 1);
+  TEST_EQ(r.hwinfo.scopes[0].scope, DART_LOCALITY_SCOPE_CORE);
+  TEST_EQ(r.hwinfo.scopes[0].index, r.hwinfo.core_id);
+  for (int s = 1; s < r.hwinfo.num_scopes; ++s) {
+    /* Finest first: scope values never grow going outwards. */
+    TEST_ASSERT(r.hwinfo.scopes[s].scope <= r.hwinfo.scopes[s - 1].scope);
+  }
+}
+
+int main(int argc, char **argv)
+{
+  struct unit_record r;
+  TEST_RET(unit_record_get(0, &r), DART_ERR_NOTINIT);
+  TEST_OK(dart_init(&argc, &argv));
+  struct team *all = team_lookup(DART_TEAM_ALL);
+  int P = all->size;
+  long long *keys = test_node_keys(P);
+  check_init_counters();
+  TEST_EQ(unit_records_num_nodes(), all->num_nodes);
+
+  char (*hosts)[sizeof r.hwinfo.host] = calloc((size_t)P, sizeof *hosts);
+  TEST_ASSERT(hosts != NULL);
+  uint64_t hash = read_all(keys, hosts);
+  /* Same host name exactly when on the same (simulated) node. */
+  for (int u = 0; u < P; ++u) {
+    for (int v = 0; v < P; ++v) {
+      TEST_EQ(strcmp(hosts[u], hosts[v]) == 0, keys[u] == keys[v]);
+    }
+  }
+  uint64_t lo = 0, hi = 0;
+  MPI_Allreduce(&hash, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&hash, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  TEST_EQ(lo, hi); /* every unit saw the same bytes */
+  check_own_hardware();
+
+  struct bootstrap_counters c;
+  bootstrap_counters_get(&c);
+  uint64_t remote = (uint64_t)(P - all->node_size);
+  if (bootstrap_mode_in_use() == BOOTSTRAP_ON_DEMAND) {
+    /* Each remote record crossed the network at least once per node (a
+     * peer may have inserted it first), and never twice for one unit. */
+    TEST_ASSERT(c.fetches <= remote);
+    TEST_ASSERT(node_sum(&c).fetches >= remote);
+  } else {
+    TEST_EQ(c.fetches, 0);
+  }
+  /* A second pass is served locally. */
+  uint64_t fetched = c.fetches;
+  TEST_EQ(read_all(keys, hosts), hash);
+  bootstrap_counters_get(&c);
+  TEST_EQ(c.fetches, fetched);
+  TEST_EQ(c.lookups, 2 * (uint64_t)P + 1);
+
+  TEST_RET(unit_record_get(-1, &r), DART_ERR_INVAL);
+  TEST_RET(unit_record_get(P, &r), DART_ERR_INVAL);
+  TEST_RET(unit_record_get(0, NULL), DART_ERR_INVAL);
+  free(hosts);
+  free(keys);
+  test_report_pass("test_unit_records");
+  TEST_OK(dart_exit());
+  TEST_RET(unit_record_get(0, &r), DART_ERR_NOTINIT);
+  TEST_EQ(unit_records_num_nodes(), 0);
+  return 0;
+}
