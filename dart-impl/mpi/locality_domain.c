@@ -1,5 +1,7 @@
 #include "locality_domain.h"
 
+#include "../base/logging.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +263,42 @@ int domain_collect_scope(const dart_domain_locality_t *d,
   count = 0;
   collect_scope(d, scope, *out, &count);
   return count;
+}
+
+dart_ret_t domain_scope_list(const char *call,
+                             const dart_domain_locality_t *d,
+                             dart_locality_scope_t scope, bool log_absent,
+                             int *count, dart_domain_locality_t ***out)
+{
+  if (count == NULL || out == NULL) {
+    return report_error(DART_ERR_INVAL, call, "%s is NULL",
+                        count == NULL ? "count output" : "list output");
+  }
+  *count = 0;
+  *out = NULL;
+  if (d == NULL) {
+    return report_error(DART_ERR_INVAL, call, "domain is NULL");
+  }
+  if (!scope_is_valid(scope)) {
+    return report_error(DART_ERR_INVAL, call, "invalid scope %d",
+                        (int)scope);
+  }
+  int found = domain_collect_scope(d, scope, out);
+  if (found < 0) {
+    return report_error(DART_ERR_NOMEM, call, "out of memory");
+  }
+  if (found == 0) {
+    if (log_absent) {
+      return report_error(DART_ERR_NOTFOUND, call,
+                          "no domain of scope %d below '%s'", (int)scope,
+                          d->domain_tag);
+    }
+    LOG_DEBUG(call, "no domain of scope %d below '%s'", (int)scope,
+              d->domain_tag);
+    return DART_ERR_NOTFOUND;
+  }
+  *count = found;
+  return DART_OK;
 }
 
 bool scope_is_valid(dart_locality_scope_t scope)

@@ -57,6 +57,14 @@ int domain_collect_scope(const dart_domain_locality_t *d,
                          dart_locality_scope_t scope,
                          dart_domain_locality_t ***out);
 
+/* domain_collect_scope for an API call: checks its arguments (INVAL),
+ * and returns DART_ERR_NOTFOUND if no domain has that scope, with an error
+ * line only if log_absent. *count and *out are zeroed first. */
+dart_ret_t domain_scope_list(const char *call,
+                             const dart_domain_locality_t *d,
+                             dart_locality_scope_t scope, bool log_absent,
+                             int *count, dart_domain_locality_t ***out);
+
 /* true for the values of dart_locality_scope_t other than UNDEFINED. */
 bool scope_is_valid(dart_locality_scope_t scope);
 

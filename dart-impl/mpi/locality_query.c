@@ -6,7 +6,6 @@
 
 #include <dash/dart/if/dart_locality.h>
 
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,56 +98,15 @@ dart_ret_t dart_domain_find(const dart_domain_locality_t *domain_in,
   return DART_OK;
 }
 
-/* Common checks and the search of both scope queries. */
-static dart_ret_t scope_query(const char *call,
-                              const dart_domain_locality_t *domain_in,
-                              dart_locality_scope_t scope,
-                              int *num_domains_out, bool out_given,
-                              dart_domain_locality_t ***domains)
-{
-  if (num_domains_out == NULL || !out_given) {
-    return report_error(DART_ERR_INVAL, call, "%s is NULL",
-                        num_domains_out == NULL ? "num_domains_out"
-                                                : "output array pointer");
-  }
-  *num_domains_out = 0;
-  if (domain_in == NULL) {
-    return report_error(DART_ERR_INVAL, call, "domain_in is NULL");
-  }
-  if (!scope_is_valid(scope)) {
-    return report_error(DART_ERR_INVAL, call, "invalid scope %d",
-                        (int)scope);
-  }
-  int count = domain_collect_scope(domain_in, scope, domains);
-  if (count < 0) {
-    return report_error(DART_ERR_NOMEM, call, "out of memory");
-  }
-  if (count == 0) {
-    /* DASH asks for scopes that may be absent and carries on: not an
-     * error worth a log line above debug level. */
-    LOG_DEBUG(call, "no domain of scope %d below '%s'", (int)scope,
-              domain_in->domain_tag);
-    return DART_ERR_NOTFOUND;
-  }
-  *num_domains_out = count;
-  return DART_OK;
-}
-
 dart_ret_t dart_domain_scope_domains(const dart_domain_locality_t *domain_in,
                                      dart_locality_scope_t scope,
                                      int *num_domains_out,
                                      dart_domain_locality_t ***domains_out)
 {
-  dart_domain_locality_t **found = NULL;
-  if (domains_out != NULL) {
-    *domains_out = NULL;
-  }
-  dart_ret_t ret = scope_query(__func__, domain_in, scope, num_domains_out,
-                               domains_out != NULL, &found);
-  if (ret == DART_OK) {
-    *domains_out = found;
-  }
-  return ret;
+  /* DASH asks for scopes that may be absent and carries on: no error
+   * line for those. */
+  return domain_scope_list(__func__, domain_in, scope, false,
+                           num_domains_out, domains_out);
 }
 
 dart_ret_t dart_domain_scope_tags(const dart_domain_locality_t *domain_in,
@@ -156,12 +114,13 @@ dart_ret_t dart_domain_scope_tags(const dart_domain_locality_t *domain_in,
                                   int *num_domains_out,
                                   char ***domain_tags_out)
 {
-  dart_domain_locality_t **found = NULL;
-  if (domain_tags_out != NULL) {
-    *domain_tags_out = NULL;
+  if (domain_tags_out == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "domain_tags_out is NULL");
   }
-  dart_ret_t ret = scope_query(__func__, domain_in, scope, num_domains_out,
-                               domain_tags_out != NULL, &found);
+  *domain_tags_out = NULL;
+  dart_domain_locality_t **found = NULL;
+  dart_ret_t ret = domain_scope_list(__func__, domain_in, scope, false,
+                                     num_domains_out, &found);
   if (ret != DART_OK) {
     return ret;
   }

@@ -123,42 +123,43 @@ static dart_ret_t nomem_if_failed(const char *call, dart_ret_t ret)
                                        "updating unit lists");
 }
 
+/* select and exclude: checks, the change in place, then the ancestors. */
+static dart_ret_t reshape(const char *call, dart_domain_locality_t *d, int n,
+                          const char **tags,
+                          dart_ret_t (*change)(dart_domain_locality_t *, int,
+                                               const char **),
+                          bool may_name_itself)
+{
+  dart_ret_t ret = check_tag_list(call, d, n, tags);
+  if (ret != DART_OK) {
+    return ret;
+  }
+  if (!may_name_itself && tag_listed(d->domain_tag, n, tags)) {
+    return report_error(DART_ERR_INVAL, call,
+                        "cannot exclude domain '%s' from itself",
+                        d->domain_tag);
+  }
+  ret = change(d, n, tags);
+  if (ret == DART_OK) {
+    ret = domain_update_upwards(domain_owner(d));
+  }
+  return nomem_if_failed(call, ret);
+}
+
 dart_ret_t dart_domain_select(dart_domain_locality_t *domain_in,
                               int num_subdomain_tags,
                               const char **subdomain_tags)
 {
-  dart_ret_t ret = check_tag_list(__func__, domain_in, num_subdomain_tags,
-                                  subdomain_tags);
-  if (ret != DART_OK) {
-    return ret;
-  }
-  ret = prune_to(domain_in, num_subdomain_tags, subdomain_tags);
-  if (ret == DART_OK) {
-    ret = domain_update_upwards(domain_owner(domain_in));
-  }
-  return nomem_if_failed(__func__, ret);
+  return reshape(__func__, domain_in, num_subdomain_tags, subdomain_tags,
+                 prune_to, true);
 }
 
 dart_ret_t dart_domain_exclude(dart_domain_locality_t *domain_in,
                                int num_subdomain_tags,
                                const char **subdomain_tags)
 {
-  dart_ret_t ret = check_tag_list(__func__, domain_in, num_subdomain_tags,
-                                  subdomain_tags);
-  if (ret != DART_OK) {
-    return ret;
-  }
-  if (tag_listed(domain_in->domain_tag, num_subdomain_tags,
-                 subdomain_tags)) {
-    return report_error(DART_ERR_INVAL, __func__,
-                        "cannot exclude domain '%s' from itself",
-                        domain_in->domain_tag);
-  }
-  ret = remove_listed(domain_in, num_subdomain_tags, subdomain_tags);
-  if (ret == DART_OK) {
-    ret = domain_update_upwards(domain_owner(domain_in));
-  }
-  return nomem_if_failed(__func__, ret);
+  return reshape(__func__, domain_in, num_subdomain_tags, subdomain_tags,
+                 remove_listed, false);
 }
 
 dart_ret_t dart_domain_split_scope(const dart_domain_locality_t *domain_in,
@@ -171,19 +172,16 @@ dart_ret_t dart_domain_split_scope(const dart_domain_locality_t *domain_in,
                         domain_in == NULL ? "domain_in"
                                           : "split_domain_out");
   }
-  if (num_parts < 1 || !scope_is_valid(scope)) {
-    return report_error(DART_ERR_INVAL, __func__,
-                        "invalid %s (num_parts %d, scope %d)",
-                        num_parts < 1 ? "part count" : "scope", num_parts,
-                        (int)scope);
+  if (num_parts < 1) {
+    return report_error(DART_ERR_INVAL, __func__, "num_parts %d < 1",
+                        num_parts);
   }
   dart_domain_locality_t **found = NULL;
-  int count = domain_collect_scope(domain_in, scope, &found);
-  if (count <= 0) {
-    return report_error(count < 0 ? DART_ERR_NOMEM : DART_ERR_NOTFOUND,
-                        __func__, "%s domain of scope %d below '%s'",
-                        count < 0 ? "out of memory listing" : "no",
-                        (int)scope, domain_in->domain_tag);
+  int count = 0;
+  dart_ret_t ret = domain_scope_list(__func__, domain_in, scope, true,
+                                     &count, &found);
+  if (ret != DART_OK) {
+    return ret;
   }
   const char **tags = malloc((size_t)count * sizeof *tags);
   if (tags == NULL) {
@@ -195,7 +193,6 @@ dart_ret_t dart_domain_split_scope(const dart_domain_locality_t *domain_in,
   }
   /* Parts beyond the last domain come out empty (no children, no units). */
   int chunk = (count + num_parts - 1) / num_parts;
-  dart_ret_t ret = DART_OK;
   int p = 0;
   for (; p < num_parts && ret == DART_OK; ++p) {
     int first = p * chunk < count ? p * chunk : count;
@@ -268,6 +265,22 @@ static void retag(dart_domain_locality_t *d, const char *tag, int level,
   }
 }
 
+/* Links c as child `pos` of p (negative: last), whose array has room for
+ * one more, and retags c's subtree to start at `tag`. */
+static void insert_at(dart_domain_locality_t *p, dart_domain_locality_t *c,
+                      int pos, const char *tag)
+{
+  if (pos < 0 || pos > p->num_domains) {
+    pos = p->num_domains;
+  }
+  memmove(&p->children[pos + 1], &p->children[pos],
+          (size_t)(p->num_domains - pos) * sizeof *p->children);
+  p->children[pos] = c;
+  p->num_domains++;
+  c->parent = p;
+  retag(c, tag, p->level + 1, p->team);
+}
+
 /* Unlinks c from its parent's child array (no aggregation). */
 static void detach(dart_domain_locality_t *p, dart_domain_locality_t *c)
 {
@@ -278,20 +291,6 @@ static void detach(dart_domain_locality_t *p, dart_domain_locality_t *c)
     }
   }
   p->num_domains = kept;
-}
-
-/* Links c as child `pos` of p, whose array has room for one more. */
-static void insert_at(dart_domain_locality_t *p, dart_domain_locality_t *c,
-                      int pos)
-{
-  if (pos < 0 || pos > p->num_domains) {
-    pos = p->num_domains;
-  }
-  memmove(&p->children[pos + 1], &p->children[pos],
-          (size_t)(p->num_domains - pos) * sizeof *p->children);
-  p->children[pos] = c;
-  p->num_domains++;
-  c->parent = p;
 }
 
 static bool grow_children(dart_domain_locality_t *p, int extra)
@@ -315,6 +314,32 @@ static bool unit_in(const dart_domain_locality_t *d, dart_global_unit_t u)
   return false;
 }
 
+/* Checks that c can become child `pos` (negative: last; at most `limit`)
+ * of p and makes room for it; `tag` receives its new tag. `skip` is a
+ * child of p that is about to leave (moves within one parent). */
+static dart_ret_t prepare_insert(const char *call, dart_domain_locality_t *p,
+                                 const dart_domain_locality_t *c, int pos,
+                                 int limit,
+                                 const dart_domain_locality_t *skip,
+                                 char *tag)
+{
+  if (pos > limit) {
+    return report_error(DART_ERR_INVAL, call,
+                        "position %d beyond the %d children of '%s'", pos,
+                        limit, p->domain_tag);
+  }
+  if (!tag_child(tag, p->domain_tag, next_component(p, skip)) ||
+      !retag_fits(c, tag)) {
+    return report_error(DART_ERR_INVAL, call,
+                        "tags below '%s' would exceed %d characters",
+                        p->domain_tag, (int)TAG_SIZE - 1);
+  }
+  if (!grow_children(p, 1)) {
+    return report_error(DART_ERR_NOMEM, call, "out of memory");
+  }
+  return DART_OK;
+}
+
 dart_ret_t dart_domain_add_subdomain(dart_domain_locality_t *domain,
                                      dart_domain_locality_t *subdomain,
                                      int subdomain_rel_id)
@@ -322,12 +347,6 @@ dart_ret_t dart_domain_add_subdomain(dart_domain_locality_t *domain,
   if (domain == NULL || subdomain == NULL) {
     return report_error(DART_ERR_INVAL, __func__, "%s is NULL",
                         domain == NULL ? "domain" : "subdomain");
-  }
-  if (subdomain_rel_id > domain->num_domains) {
-    return report_error(DART_ERR_INVAL, __func__,
-                        "position %d beyond the %d children of '%s'",
-                        subdomain_rel_id, domain->num_domains,
-                        domain->domain_tag);
   }
   dart_domain_locality_t *top = domain_top(domain);
   if (domain_owner(subdomain) != NULL || top == subdomain) {
@@ -346,17 +365,13 @@ dart_ret_t dart_domain_add_subdomain(dart_domain_locality_t *domain,
     }
   }
   char tag[TAG_SIZE];
-  if (!tag_child(tag, domain->domain_tag, next_component(domain, NULL)) ||
-      !retag_fits(subdomain, tag)) {
-    return report_error(DART_ERR_INVAL, __func__,
-                        "tags below '%s' would exceed %d characters",
-                        domain->domain_tag, (int)TAG_SIZE - 1);
+  dart_ret_t ret = prepare_insert(__func__, domain, subdomain,
+                                  subdomain_rel_id, domain->num_domains,
+                                  NULL, tag);
+  if (ret != DART_OK) {
+    return ret;
   }
-  if (!grow_children(domain, 1)) {
-    return report_error(DART_ERR_NOMEM, __func__, "out of memory");
-  }
-  insert_at(domain, subdomain, subdomain_rel_id);
-  retag(subdomain, tag, domain->level + 1, domain->team);
+  insert_at(domain, subdomain, subdomain_rel_id, tag);
   return nomem_if_failed(__func__, domain_update_upwards(domain));
 }
 
@@ -390,27 +405,15 @@ dart_ret_t dart_domain_move_subdomain(dart_domain_locality_t *domain,
   }
   int limit = new_parent_domain->num_domains -
               (new_parent_domain == old_parent ? 1 : 0);
-  if (new_domain_rel_id > limit) {
-    return report_error(DART_ERR_INVAL, __func__,
-                        "position %d beyond the %d children of '%s'",
-                        new_domain_rel_id, limit,
-                        new_parent_domain->domain_tag);
-  }
   char tag[TAG_SIZE];
-  if (!tag_child(tag, new_parent_domain->domain_tag,
-                 next_component(new_parent_domain, domain)) ||
-      !retag_fits(domain, tag)) {
-    return report_error(DART_ERR_INVAL, __func__,
-                        "tags below '%s' would exceed %d characters",
-                        new_parent_domain->domain_tag, (int)TAG_SIZE - 1);
-  }
-  if (!grow_children(new_parent_domain, 1)) {
-    return report_error(DART_ERR_NOMEM, __func__, "out of memory");
+  dart_ret_t ret = prepare_insert(__func__, new_parent_domain, domain,
+                                  new_domain_rel_id, limit, domain, tag);
+  if (ret != DART_OK) {
+    return ret;
   }
   detach(old_parent, domain);
-  insert_at(new_parent_domain, domain, new_domain_rel_id);
-  retag(domain, tag, new_parent_domain->level + 1, new_parent_domain->team);
-  dart_ret_t ret = domain_update_upwards(old_parent);
+  insert_at(new_parent_domain, domain, new_domain_rel_id, tag);
+  ret = domain_update_upwards(old_parent);
   if (ret == DART_OK) {
     ret = domain_update_upwards(new_parent_domain);
   }
@@ -546,13 +549,12 @@ dart_ret_t dart_domain_group(dart_domain_locality_t *domain_in,
     m->parent = group;
   }
   group->num_domains = n;
-  memcpy(group->domain_tag, tag, strlen(tag) + 1);
   for (int i = 0; i < n; ++i) {
     char member_tag[TAG_SIZE];
     tag_child(member_tag, tag, i);
     retag(group->children[i], member_tag, group->level + 1, group->team);
   }
-  insert_at(lca, group, -1);
+  insert_at(lca, group, -1, tag);
   ret = domain_aggregate(group);
   for (int i = 0; i < n && ret == DART_OK; ++i) {
     ret = domain_update_upwards(old_parents[i]);

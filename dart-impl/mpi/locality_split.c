@@ -61,24 +61,20 @@ dart_ret_t dart_group_locality_split(const dart_group_t g,
                         : nout == NULL ? "nout" : "gout");
   }
   *nout = 0;
-  if (n == 0 || n > INT_MAX || !scope_is_valid(scope)) {
-    return report_error(DART_ERR_INVAL, __func__,
-                        "invalid %s (n %zu, scope %d)",
-                        scope_is_valid(scope) ? "group count" : "scope", n,
-                        (int)scope);
+  if (n == 0 || n > INT_MAX) {
+    return report_error(DART_ERR_INVAL, __func__, "invalid group count %zu",
+                        n);
   }
   dart_domain_locality_t **found = NULL;
-  int count = domain_collect_scope(domain, scope, &found);
-  if (count <= 0) {
-    return report_error(count < 0 ? DART_ERR_NOMEM : DART_ERR_NOTFOUND,
-                        __func__, "%s domain of scope %d below '%s'",
-                        count < 0 ? "out of memory listing" : "no",
-                        (int)scope, domain->domain_tag);
+  int count = 0;
+  dart_ret_t ret = domain_scope_list(__func__, domain, scope, true, &count,
+                                     &found);
+  if (ret != DART_OK) {
+    return ret;
   }
   /* n >= count: one group per domain; else consecutive chunks. */
   int chunk = n >= (size_t)count ? 1 : (count + (int)n - 1) / (int)n;
   int groups = (count + chunk - 1) / chunk;
-  dart_ret_t ret = DART_OK;
   for (int k = 0; k < groups; ++k) {
     int first = k * chunk;
     int last = first + chunk < count ? first + chunk : count;

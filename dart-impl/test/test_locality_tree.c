@@ -243,11 +243,8 @@ static int test_create_clone_find(void)
   return 0;
 }
 
-static int test_select_exclude(void)
+static int test_select_exclude(dart_domain_locality_t *root)
 {
-  tag_t leaf[MAX_UNITS];
-  dart_domain_locality_t *root = build(2, 4, 2, NULL, leaf);
-  CHECK(root != NULL);
   const char *keep[] = {".0.0.1", ".1"};
   CHECK(dart_domain_select(root, 2, keep) == DART_OK);
   CHECK(check_tree(root, root) == 0);
@@ -280,10 +277,14 @@ static int test_select_exclude(void)
   const char *self[] = {"."};
   CHECK(dart_domain_exclude(root, 1, self) == DART_ERR_INVAL);
   CHECK(dart_domain_exclude(root, 1, drop) == DART_ERR_NOTFOUND);
-  dart_domain_destroy(root);
+  return 0;
+}
 
-  /* ".1" must not match ".10" or ".11". */
-  root = build(12, 1, 0, NULL, leaf);
+/* ".1" must not match ".10" or ".11". */
+static int test_tag_components(void)
+{
+  tag_t leaf[MAX_UNITS];
+  dart_domain_locality_t *root = build(12, 1, 0, NULL, leaf);
   CHECK(root != NULL);
   const char *one[] = {".1"};
   CHECK(dart_domain_exclude(root, 1, one) == DART_OK);
@@ -297,11 +298,8 @@ static int test_select_exclude(void)
   return 0;
 }
 
-static int test_split(void)
+static int test_split(dart_domain_locality_t *root)
 {
-  tag_t leaf[MAX_UNITS];
-  dart_domain_locality_t *root = build(2, 4, 2, NULL, leaf);
-  CHECK(root != NULL);
   dart_domain_locality_t parts[10];
   CHECK(dart_domain_split_scope(root, DART_LOCALITY_SCOPE_NUMA, 2, parts) ==
         DART_OK);
@@ -337,16 +335,12 @@ static int test_split(void)
         DART_ERR_INVAL);
   CHECK(dart_domain_split_scope(root, DART_LOCALITY_SCOPE_CORE, 2, NULL) ==
         DART_ERR_INVAL);
-  CHECK(check_tree(root, root) == 0 && root->num_units == 8);
-  dart_domain_destroy(root);
+  CHECK(root->num_units == 8);
   return 0;
 }
 
-static int test_group(void)
+static int test_group(dart_domain_locality_t *root)
 {
-  tag_t leaf[MAX_UNITS];
-  dart_domain_locality_t *root = build(2, 4, 2, NULL, leaf);
-  CHECK(root != NULL);
   tag_t tag;
   const char *across[] = {".0.0.1", ".1.0.0"};
   CHECK(dart_domain_group(root, 2, across, tag) == DART_OK);
@@ -377,22 +371,28 @@ static int test_group(void)
   CHECK(dart_domain_group(root, 1, self, tag) == DART_ERR_INVAL);
   CHECK(dart_domain_group(root, 0, self, tag) == DART_ERR_INVAL);
   CHECK(dart_domain_group(root, 1, self, NULL) == DART_ERR_INVAL);
-  CHECK(check_tree(root, root) == 0 && root->num_units == 8);
-  dart_domain_destroy(root);
+  CHECK(root->num_units == 8);
   return 0;
 }
 
-static int test_add_move(void)
+/* A caller-made CORE domain holding one unit. */
+static dart_domain_locality_t *new_leaf(int unit)
 {
-  tag_t leaf[MAX_UNITS];
-  dart_domain_locality_t *root = build(2, 4, 2, NULL, leaf);
-  CHECK(root != NULL);
-  dart_domain_locality_t *extra = NULL;
-  CHECK(dart_domain_create(&extra) == DART_OK);
-  extra->scope = DART_LOCALITY_SCOPE_CORE;
-  extra->num_units = 1;
-  extra->unit_ids = malloc(sizeof *extra->unit_ids);
-  extra->unit_ids[0].id = 99;
+  dart_domain_locality_t *d = NULL;
+  if (dart_domain_create(&d) != DART_OK) {
+    return NULL;
+  }
+  d->scope = DART_LOCALITY_SCOPE_CORE;
+  d->num_units = 1;
+  d->unit_ids = malloc(sizeof *d->unit_ids);
+  d->unit_ids[0].id = unit;
+  return d;
+}
+
+static int test_add_move(dart_domain_locality_t *root)
+{
+  dart_domain_locality_t *extra = new_leaf(99);
+  CHECK(extra != NULL);
   dart_domain_locality_t *numa = find(root, ".0.0.0");
   CHECK(dart_domain_add_subdomain(numa, extra, 0) == DART_OK);
   CHECK(check_tree(root, root) == 0);
@@ -400,12 +400,8 @@ static int test_add_move(void)
   CHECK(extra->relative_index == 0 && extra->level == 4 && extra->team == 7);
   CHECK(units_are(numa, 3, (int[]){99, 0, 1}) == 0 && root->num_units == 9);
 
-  dart_domain_locality_t *dup = NULL;
-  CHECK(dart_domain_create(&dup) == DART_OK);
-  dup->scope = DART_LOCALITY_SCOPE_CORE;
-  dup->num_units = 1;
-  dup->unit_ids = malloc(sizeof *dup->unit_ids);
-  dup->unit_ids[0].id = 5;
+  dart_domain_locality_t *dup = new_leaf(5);
+  CHECK(dup != NULL);
   CHECK(dart_domain_add_subdomain(numa, dup, -1) == DART_ERR_INVAL);
   dup->unit_ids[0].id = 100;
   CHECK(dart_domain_add_subdomain(numa, dup, 4) == DART_ERR_INVAL);
@@ -428,6 +424,7 @@ static int test_add_move(void)
   CHECK(dart_domain_move_subdomain(root, numa, 0) == DART_ERR_INVAL);
   CHECK(dart_domain_move_subdomain(core6, numa, 9) == DART_ERR_INVAL);
   CHECK(dart_domain_move_subdomain(core6, NULL, 0) == DART_ERR_INVAL);
+  tag_t leaf[MAX_UNITS];
   dart_domain_locality_t *other = build(1, 1, 0, NULL, leaf);
   CHECK(dart_domain_move_subdomain(core6, other, 0) == DART_ERR_INVAL);
   /* A node moves whole, with its subtree retagged below the new parent. */
@@ -437,6 +434,18 @@ static int test_add_move(void)
   CHECK(find(root, ".0.1.1.1") != NULL && find(root, ".1")->num_units == 0);
   CHECK(find(root, ".0.1.1.1")->level == 4);
   dart_domain_destroy(other);
+  return 0;
+}
+
+/* Runs `test` on a new tree of 2 nodes x 4 units x 2 NUMA domains, then
+ * checks the invariants of what it left. */
+static int on_fresh_tree(int (*test)(dart_domain_locality_t *))
+{
+  tag_t leaf[MAX_UNITS];
+  dart_domain_locality_t *root = build(2, 4, 2, NULL, leaf);
+  CHECK(root != NULL);
+  CHECK(test(root) == 0);
+  CHECK(check_tree(root, root) == 0);
   dart_domain_destroy(root);
   return 0;
 }
@@ -446,10 +455,11 @@ int main(void)
   CHECK(test_one_node() == 0);
   CHECK(test_nodes_and_scopes() == 0);
   CHECK(test_create_clone_find() == 0);
-  CHECK(test_select_exclude() == 0);
-  CHECK(test_split() == 0);
-  CHECK(test_group() == 0);
-  CHECK(test_add_move() == 0);
+  CHECK(on_fresh_tree(test_select_exclude) == 0);
+  CHECK(test_tag_components() == 0);
+  CHECK(on_fresh_tree(test_split) == 0);
+  CHECK(on_fresh_tree(test_group) == 0);
+  CHECK(on_fresh_tree(test_add_move) == 0);
   printf("test_locality_tree: passed\n");
   return 0;
 }
