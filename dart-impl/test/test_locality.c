@@ -166,6 +166,16 @@ static void check_split(const struct layout *l)
   TEST_OK(dart_group_size(parts[0], &size));
   TEST_EQ(size, l->n);
   TEST_OK(dart_group_destroy(&parts[0]));
+  /* Fewer groups than leaves: consecutive chunks of ceil(leaves / 2). */
+  TEST_OK(dart_group_locality_split(all, root, DART_LOCALITY_SCOPE_CORE, 2,
+                                    &nout, parts));
+  TEST_EQ(nout, l->n == 1 ? 1 : 2);
+  for (size_t k = 0; k < nout; ++k) {
+    size_t half = (size_t)(l->n + 1) / 2;
+    TEST_OK(dart_group_size(parts[k], &size));
+    TEST_EQ(size, k == 0 ? half : (size_t)l->n - half);
+    TEST_OK(dart_group_destroy(&parts[k]));
+  }
   /* Per unit leaf, only the odd units: empty groups for the even ones. */
   TEST_OK(dart_group_locality_split(odd, root, DART_LOCALITY_SCOPE_CORE, 8,
                                     &nout, parts));
