@@ -35,7 +35,7 @@ static int plan(const struct node_db_geometry *g, struct layout *l)
       g->record_size > (1u << 24)) {
     return EINVAL;
   }
-  l->slot_size = sizeof(uint64_t) + round_up(g->record_size, 8);
+  l->slot_size = node_db_slot_bytes(g->record_size);
   l->lock_offset = round_up(sizeof(struct node_db_header), ALIGN);
   l->slots_offset = round_up(l->lock_offset +
                              shared_rw_lock_bytes(g->num_readers), ALIGN);
@@ -44,6 +44,11 @@ static int plan(const struct node_db_geometry *g, struct layout *l)
   l->total = l->keyed_offset +
              (size_t)g->num_keyed * (KEYED_HEAD + round_up(g->record_size, 8));
   return 0;
+}
+
+size_t node_db_slot_bytes(uint32_t record_size)
+{
+  return sizeof(uint64_t) + round_up(record_size, 8);
 }
 
 size_t node_db_bytes(const struct node_db_geometry *geometry)

@@ -37,6 +37,9 @@ struct node_db {
   uint32_t               num_keyed;
 };
 
+/* Bytes one slot of `record_size`-byte records takes (state + record). */
+size_t node_db_slot_bytes(uint32_t record_size);
+
 /* Bytes of shared memory the table needs (0 if the geometry is bad). */
 size_t node_db_bytes(const struct node_db_geometry *geometry);
 

@@ -1,8 +1,10 @@
+#define _GNU_SOURCE /* glibc's writer-preferring rwlock kind */
 #include "rw_lock_2n.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -98,6 +100,14 @@ int shared_rw_lock_format(void *mem, enum shared_rw_lock_kind kind,
     int err = pthread_rwlockattr_init(&attr);
     if (err == 0) {
       err = pthread_rwlockattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+#ifdef __GLIBC__
+      /* glibc prefers readers by default, and a stream of readers then
+       * starves the writer; compare like with like (writer preference). */
+      if (err == 0) {
+        err = pthread_rwlockattr_setkind_np(
+            &attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+      }
+#endif
       if (err == 0) {
         err = pthread_rwlock_init(&lock->rwlock, &attr);
       }
@@ -132,83 +142,72 @@ int shared_rw_lock_readers_shut_out(const struct shared_rw_lock *lock)
       memory_order_acquire);
 }
 
+/* The two baselines share one shape: the rwlock call, or nothing.
+ * Returns false for the 2N-lock, which the caller then handles. */
+static inline bool baseline(struct shared_rw_lock *lock,
+                            int (*rwlock_op)(pthread_rwlock_t *))
+{
+  if (lock->kind == SHARED_RW_LOCK_2N) {
+    return false;
+  }
+  if (lock->kind == SHARED_RW_LOCK_PTHREAD) {
+    rwlock_op(&lock->rwlock);
+  }
+  return true;
+}
+
 void shared_rw_lock_read_acquire(struct shared_rw_lock *lock, int reader)
 {
-  switch (lock->kind) {
-  case SHARED_RW_LOCK_2N: {
-    struct reader_pair *pair = &lock->pairs[reader];
-    for (;;) {
-      word_lock(&pair->mu);
-      if (word_try_lock(&pair->nu)) {
-        word_unlock(&pair->nu);
-        return; /* holding mu_i keeps every writer out */
-      }
-      /* A writer holds nu_i: step aside and wait until it is done. */
-      word_unlock(&pair->mu);
-      word_lock(&pair->nu);
-      word_unlock(&pair->nu);
-    }
+  if (baseline(lock, pthread_rwlock_rdlock)) {
+    return;
   }
-  case SHARED_RW_LOCK_PTHREAD:
-    pthread_rwlock_rdlock(&lock->rwlock);
-    return;
-  default:
-    return;
+  struct reader_pair *pair = &lock->pairs[reader];
+  for (;;) {
+    word_lock(&pair->mu);
+    if (word_try_lock(&pair->nu)) {
+      word_unlock(&pair->nu);
+      return; /* holding mu_i keeps every writer out */
+    }
+    /* A writer holds nu_i: step aside and wait until it is done. */
+    word_unlock(&pair->mu);
+    word_lock(&pair->nu);
+    word_unlock(&pair->nu);
   }
 }
 
 void shared_rw_lock_read_release(struct shared_rw_lock *lock, int reader)
 {
-  switch (lock->kind) {
-  case SHARED_RW_LOCK_2N:
+  if (!baseline(lock, pthread_rwlock_unlock)) {
     word_unlock(&lock->pairs[reader].mu);
-    return;
-  case SHARED_RW_LOCK_PTHREAD:
-    pthread_rwlock_unlock(&lock->rwlock);
-    return;
-  default:
-    return;
   }
 }
 
 void shared_rw_lock_write_acquire(struct shared_rw_lock *lock)
 {
-  switch (lock->kind) {
-  case SHARED_RW_LOCK_2N:
-    word_lock(&lock->writer);
-    for (int i = 0; i < lock->readers; ++i) {
-      word_lock(&lock->pairs[i].nu);
-    }
-    atomic_store_explicit(&lock->readers_shut_out, 1, memory_order_release);
-    for (int i = 0; i < lock->readers; ++i) {
-      word_lock(&lock->pairs[i].mu);
-    }
+  if (baseline(lock, pthread_rwlock_wrlock)) {
     return;
-  case SHARED_RW_LOCK_PTHREAD:
-    pthread_rwlock_wrlock(&lock->rwlock);
-    return;
-  default:
-    return;
+  }
+  word_lock(&lock->writer);
+  for (int i = 0; i < lock->readers; ++i) {
+    word_lock(&lock->pairs[i].nu);
+  }
+  atomic_store_explicit(&lock->readers_shut_out, 1, memory_order_release);
+  for (int i = 0; i < lock->readers; ++i) {
+    word_lock(&lock->pairs[i].mu);
   }
 }
 
 void shared_rw_lock_write_release(struct shared_rw_lock *lock)
 {
-  switch (lock->kind) {
-  case SHARED_RW_LOCK_2N:
-    for (int i = 0; i < lock->readers; ++i) {
-      word_unlock(&lock->pairs[i].mu);
-    }
-    atomic_store_explicit(&lock->readers_shut_out, 0, memory_order_release);
-    for (int i = 0; i < lock->readers; ++i) {
-      word_unlock(&lock->pairs[i].nu);
-    }
-    word_unlock(&lock->writer);
-    return;
-  case SHARED_RW_LOCK_PTHREAD:
-    pthread_rwlock_unlock(&lock->rwlock);
-    return;
-  default:
+  if (baseline(lock, pthread_rwlock_unlock)) {
     return;
   }
+  for (int i = 0; i < lock->readers; ++i) {
+    word_unlock(&lock->pairs[i].mu);
+  }
+  atomic_store_explicit(&lock->readers_shut_out, 0, memory_order_release);
+  for (int i = 0; i < lock->readers; ++i) {
+    word_unlock(&lock->pairs[i].nu);
+  }
+  word_unlock(&lock->writer);
 }

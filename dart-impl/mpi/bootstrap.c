@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* Keyed (team-level) entries each node table offers besides the units. */
-#define KEYED_ENTRIES 64
+#define KEYED_ENTRIES UNIT_RECORDS_MAX_ENTRIES
 #define SHM_ALIGN 64
 
 /* What node roots tell each other first: enough to place every node's
@@ -160,10 +160,29 @@ static dart_ret_t bootstrap_naive(const char *call,
 
 /* ---- node-roots and on-demand: one shared table per node ------------- */
 
-static size_t extras_bytes(void)
+/* Segment layout: extras, the staging slots (node rank order, where each
+ * unit drops its record before the table's layout is known), the int32
+ * maps, then the table. Every unit can compute it from team ALL. */
+static size_t slot_bytes(void)
 {
-  return round_up(sizeof(struct node_extras) +
-                  sizeof(int32_t) * (3 * (size_t)boot.num_units +
+  return node_db_slot_bytes(sizeof(struct unit_record));
+}
+
+static size_t staging_offset(void)
+{
+  return round_up(sizeof(struct node_extras), SHM_ALIGN);
+}
+
+static size_t maps_offset(int node_size)
+{
+  return staging_offset() + round_up((size_t)node_size * slot_bytes(),
+                                     SHM_ALIGN);
+}
+
+static size_t table_offset(int node_size)
+{
+  return maps_offset(node_size) +
+         round_up(sizeof(int32_t) * (3 * (size_t)boot.num_units +
                                      2 * (size_t)boot.num_nodes + 1),
                   SHM_ALIGN);
 }
@@ -184,7 +203,8 @@ static dart_ret_t map_node_segment(const char *call, const struct team *all,
                                    unsigned char **base)
 {
   struct node_db_geometry g = table_geometry(all);
-  size_t bytes = extras_bytes() + node_db_bytes(&g) + SHM_ALIGN;
+  size_t bytes = table_offset(all->node_size) + node_db_bytes(&g) +
+                 SHM_ALIGN;
   void *mine = NULL;
   MPI_TRY("MPI_Win_allocate_shared",
           MPI_Win_allocate_shared(boot.is_root ? (MPI_Aint)bytes : 0, 1,
@@ -200,10 +220,8 @@ static dart_ret_t map_node_segment(const char *call, const struct team *all,
           MPI_Win_lock_all(MPI_MODE_NOCHECK, boot.shm_win));
   /* Mappings are page-aligned, so every process rounds to the same byte. */
   *base = (unsigned char *)round_up((uintptr_t)root, SHM_ALIGN);
-  unsigned char *extras = *base;
-  boot.extras = (struct node_extras *)extras;
-  int32_t *arrays = (int32_t *)(extras + sizeof(struct node_extras));
-  boot.slot_of = arrays;
+  boot.extras = (struct node_extras *)*base;
+  boot.slot_of = (int32_t *)(*base + maps_offset(all->node_size));
   boot.node_of = boot.slot_of + boot.num_units;
   boot.unit_at_slot = boot.node_of + boot.num_units;
   boot.first_slot = boot.unit_at_slot + boot.num_units;
@@ -211,38 +229,42 @@ static dart_ret_t map_node_segment(const char *call, const struct team *all,
   return DART_OK;
 }
 
-/* Root: learn every node's size, host and root; format the table. */
-static dart_ret_t root_prepare(const char *call, const struct team *all,
-                               const struct unit_record *mine,
-                               unsigned char *table)
+/* Root, before the segment exists: every node's size, host and root. */
+static dart_ret_t root_learn_nodes(const char *call, const struct team *all,
+                                   const struct unit_record *mine,
+                                   struct node_info **infos)
 {
   struct node_info me = { all->node_size, host_hash(mine->hwinfo.host),
                           runtime.myid };
-  struct node_info *infos = malloc((size_t)boot.num_nodes * sizeof *infos);
-  if (infos == NULL) {
+  *infos = malloc((size_t)boot.num_nodes * sizeof **infos);
+  if (*infos == NULL) {
     return report_error(DART_ERR_NOMEM, call, "out of memory for %d nodes",
                         (int)boot.num_nodes);
   }
-  int err = MPI_Allgather(&me, 3, MPI_INT64_T, infos, 3, MPI_INT64_T,
-                          boot.roots_comm);
-  if (err != MPI_SUCCESS) {
-    free(infos);
-    return report_mpi_error(call, "MPI_Allgather", err);
-  }
+  MPI_TRY("MPI_Allgather", MPI_Allgather(&me, 3, MPI_INT64_T, *infos, 3,
+                                         MPI_INT64_T, boot.roots_comm));
   boot.counters.bytes_sent += sizeof me;
   boot.counters.bytes_received += sizeof me * ((uint64_t)boot.num_nodes - 1);
+  return DART_OK;
+}
+
+/* Root: node offsets and roots into the segment, format the table. */
+static dart_ret_t root_prepare(const char *call, const struct team *all,
+                               const struct node_info *infos,
+                               unsigned char *table)
+{
   int32_t slot = 0;
   boot.extras->host_shared = 0;
   for (int32_t k = 0; k < boot.num_nodes; ++k) {
     boot.first_slot[k] = slot;
     boot.root_of[k] = (int32_t)infos[k].root_unit;
     slot += (int32_t)infos[k].size;
-    if (k != boot.my_node && infos[k].host_hash == me.host_hash) {
+    if (k != boot.my_node &&
+        infos[k].host_hash == infos[boot.my_node].host_hash) {
       boot.extras->host_shared = 1;
     }
   }
   boot.first_slot[boot.num_nodes] = slot;
-  free(infos);
   if (slot != boot.num_units) {
     return report_error(DART_ERR_OTHER, call,
                         "node sizes add up to %d units, not %d", (int)slot,
@@ -257,18 +279,28 @@ static dart_ret_t root_prepare(const char *call, const struct team *all,
   return DART_OK;
 }
 
-/* Every unit: its own record into its node's slot (no reader yet). */
-static void store_own_record(struct unit_record *mine)
+static unsigned char *staging_slot(int node_rank)
 {
-  if (boot.extras->host_shared) {
-    hwinfo_mark_node(&mine->hwinfo, mine->node_id);
-  }
-  void *slot = node_db_slot(&boot.db,
-                            (uint32_t)(boot.first_slot[boot.my_node] +
-                                       mine->node_rank));
+  return (unsigned char *)boot.extras + staging_offset() +
+         (size_t)node_rank * slot_bytes();
+}
+
+/* Every unit: its own record into the node's segment (no reader yet). */
+static void store_own_record(const struct unit_record *mine)
+{
+  unsigned char *slot = staging_slot(mine->node_rank);
   memcpy(node_db_slot_record(slot), mine, sizeof *mine);
   node_db_slot_set_filled(slot);
   boot.counters.records_written += 1;
+}
+
+/* Root: host names of a host with several DART nodes get "-n<node>". */
+static void root_mark_hosts(int node_size)
+{
+  for (int r = 0; boot.extras->host_shared && r < node_size; ++r) {
+    struct unit_record *rec = node_db_slot_record(staging_slot(r));
+    hwinfo_mark_node(&rec->hwinfo, rec->node_id);
+  }
 }
 
 static dart_ret_t gather_arguments(const char *call, int **counts,
@@ -289,7 +321,8 @@ static dart_ret_t gather_arguments(const char *call, int **counts,
   return DART_OK;
 }
 
-/* Root, node-roots mode: node tables gathered in place, then indexed. */
+/* Root, node-roots mode: the node tables gathered straight into the
+ * shared table (MPI places the own node's part too), then indexed. */
 static dart_ret_t root_exchange_records(const char *call,
                                         const struct team *all)
 {
@@ -298,7 +331,7 @@ static dart_ret_t root_exchange_records(const char *call,
   if (ret != DART_OK) {
     return ret;
   }
-  int err = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
+  int err = MPI_Allgatherv(staging_slot(0), all->node_size, boot.slot_type,
                            node_db_slot(&boot.db, 0), counts, displs,
                            boot.slot_type, boot.roots_comm);
   free(counts);
@@ -327,11 +360,14 @@ static dart_ret_t root_exchange_records(const char *call,
   return DART_OK;
 }
 
-/* Root, on-demand mode: only the job map (unit ids in slot order). */
+/* Root, on-demand mode: own records into place, and only the job map
+ * (unit ids in slot order) over the network. */
 static dart_ret_t root_exchange_job_map(const char *call,
                                         const struct team *all)
 {
   int32_t first = boot.first_slot[boot.my_node];
+  memcpy(node_db_slot(&boot.db, (uint32_t)first), staging_slot(0),
+         (size_t)all->node_size * slot_bytes());
   for (int r = 0; r < all->node_size; ++r) {
     boot.unit_at_slot[first + r] = all->global_of[all->node_peers[r]];
   }
@@ -365,30 +401,42 @@ static dart_ret_t root_exchange_job_map(const char *call,
   return DART_OK;
 }
 
+/* Two node barriers in all: one after every unit dropped its record (and
+ * the root formatted the table), one after the root's exchange. */
 static dart_ret_t bootstrap_shared(const char *call, const struct team *all,
-                                   struct unit_record *mine)
+                                   const struct unit_record *mine)
 {
-  unsigned char *base = NULL;
-  dart_ret_t ret = map_node_segment(call, all, &base);
-  if (ret != DART_OK) {
-    return ret;
+  struct node_info *infos = NULL;
+  dart_ret_t ret = DART_OK;
+  if (boot.is_root) {
+    ret = root_learn_nodes(call, all, mine, &infos);
   }
-  unsigned char *table = base + extras_bytes();
-  if (boot.is_root && (ret = root_prepare(call, all, mine, table)) != DART_OK) {
+  unsigned char *base = NULL, *table = NULL;
+  if (ret == DART_OK) {
+    ret = map_node_segment(call, all, &base);
+  }
+  if (ret == DART_OK) {
+    table = base + table_offset(all->node_size);
+    store_own_record(mine);
+    if (boot.is_root) {
+      ret = root_prepare(call, all, infos, table);
+    }
+  }
+  free(infos);
+  if (ret != DART_OK) {
     return ret;
   }
   MPI_TRY("MPI_Barrier", node_sync());
   if (!boot.is_root && node_db_attach(&boot.db, table) != 0) {
     return report_error(DART_ERR_OTHER, call, "no node table to attach to");
   }
+  boot.counters.slot_bytes = boot.db.slot_size;
   MPI_TRY("MPI_Type_contiguous",
           MPI_Type_contiguous((int)boot.db.slot_size, MPI_BYTE,
                               &boot.slot_type));
   MPI_TRY("MPI_Type_commit", MPI_Type_commit(&boot.slot_type));
-  boot.counters.slot_bytes = boot.db.slot_size;
-  store_own_record(mine);
-  MPI_TRY("MPI_Barrier", node_sync());
   if (boot.is_root) {
+    root_mark_hosts(all->node_size);
     ret = boot.mode == BOOTSTRAP_ON_DEMAND ? root_exchange_job_map(call, all)
                                            : root_exchange_records(call, all);
     if (ret != DART_OK) {
@@ -414,7 +462,7 @@ static dart_ret_t bootstrap_shared(const char *call, const struct team *all,
 
 /* ---- init, exit, counters -------------------------------------------- */
 
-static void log_node_counters(const char *call, double seconds)
+static void log_node_counters(const char *call)
 {
   enum { N = sizeof(struct bootstrap_counters) / sizeof(uint64_t) };
   uint64_t sum[N];
@@ -427,7 +475,7 @@ static void log_node_counters(const char *call, double seconds)
     LOG_DEBUG(call,
               "bootstrap %s: node %d, %d units on %d nodes: records written "
               "%llu, read %llu, received %llu; bytes sent %llu, received "
-              "%llu; hwloc loaded %llu, adopted %llu; %.3f ms",
+              "%llu; hwloc loaded %llu, adopted %llu; %.3f ms (root)",
               names[boot.mode], (int)boot.my_node, (int)boot.num_units,
               (int)boot.num_nodes, (unsigned long long)c->records_written,
               (unsigned long long)c->records_read,
@@ -435,7 +483,8 @@ static void log_node_counters(const char *call, double seconds)
               (unsigned long long)c->bytes_sent,
               (unsigned long long)c->bytes_received,
               (unsigned long long)c->topology_loads,
-              (unsigned long long)c->topology_adoptions, seconds * 1e3);
+              (unsigned long long)c->topology_adoptions,
+              1e-6 * (double)boot.counters.init_ns);
   }
 }
 
@@ -465,13 +514,16 @@ dart_ret_t bootstrap_init(const char *call)
   dart_ret_t ret = boot.mode == BOOTSTRAP_NAIVE
                        ? bootstrap_naive(call, &mine)
                        : bootstrap_shared(call, all, &mine);
+  /* Both modes synchronized the node since everyone adopted. */
+  hw_topology_remove_file(&topo);
   boot.active = true; /* finalize frees whatever exists */
   if (ret != DART_OK) {
     bootstrap_finalize();
     return ret;
   }
+  boot.counters.init_ns = (uint64_t)((MPI_Wtime() - start) * 1e9);
   if (runtime.env.log_level >= LOG_LEVEL_DEBUG) {
-    log_node_counters(call, MPI_Wtime() - start);
+    log_node_counters(call);
   }
   return DART_OK;
 }
@@ -577,4 +629,41 @@ dart_ret_t unit_record_get(int32_t unit, struct unit_record *out)
 int32_t unit_records_num_nodes(void)
 {
   return boot.active ? boot.num_nodes : 0;
+}
+
+static dart_ret_t entries_available(const char *call, const void *value)
+{
+  if (!boot.active) {
+    return report_error(DART_ERR_NOTINIT, call,
+                        "DART is not initialized (call dart_init first)");
+  }
+  if (value == NULL) {
+    return report_error(DART_ERR_INVAL, call, "value is NULL");
+  }
+  if (boot.private_records != NULL) {
+    return report_error(DART_ERR_OTHER, call,
+                        "node entries need a node table "
+                        "(DART_BOOTSTRAP=node-roots or on-demand)");
+  }
+  return DART_OK;
+}
+
+dart_ret_t unit_records_entry_put(uint64_t key, const void *value)
+{
+  dart_ret_t ret = entries_available(__func__, value);
+  if (ret == DART_OK && !node_db_write_keyed(&boot.db, key, value)) {
+    ret = report_error(DART_ERR_NOMEM, __func__,
+                       "all %d node entries are taken", KEYED_ENTRIES);
+  }
+  return ret;
+}
+
+dart_ret_t unit_records_entry_get(uint64_t key, void *value)
+{
+  dart_ret_t ret = entries_available(__func__, value);
+  if (ret == DART_OK &&
+      !node_db_read_keyed(&boot.db, boot.reader, key, value)) {
+    ret = DART_ERR_NOTFOUND; /* an answer, not an error: no log line */
+  }
+  return ret;
 }

@@ -34,6 +34,7 @@ struct bootstrap_counters {
   uint64_t topology_loads;    /* hwloc topologies loaded by this unit */
   uint64_t topology_adoptions;/* ... adopted from the node's shared copy */
   uint64_t slot_bytes;        /* bytes one record occupies in exchanges */
+  uint64_t init_ns;           /* time this unit spent in bootstrap_init */
 };
 
 /* Collective over DART_TEAM_ALL, which must exist. */

@@ -97,7 +97,7 @@ static bool adopt(const char *call, const struct shared_topology_note *note,
 void hw_topology_open(const char *call, MPI_Comm node_comm,
                       struct hw_topology *out)
 {
-  *out = (struct hw_topology){ NULL, false, false };
+  memset(out, 0, sizeof *out);
   int node_rank = 0, node_size = 1;
   MPI_Comm_rank(node_comm, &node_rank);
   MPI_Comm_size(node_comm, &node_size);
@@ -114,10 +114,16 @@ void hw_topology_open(const char *call, MPI_Comm node_comm,
   if (node_rank != 0 && !(note.ok && adopt(call, &note, out))) {
     load_local(call, out);
   }
-  /* The file goes once everyone has mapped it; mappings outlive it. */
-  MPI_Barrier(node_comm);
   if (node_rank == 0 && note.ok) {
-    unlink(note.path);
+    memcpy(out->shared_file, note.path, sizeof out->shared_file);
+  }
+}
+
+void hw_topology_remove_file(struct hw_topology *topo)
+{
+  if (topo->shared_file[0] != '\0') {
+    unlink(topo->shared_file);
+    topo->shared_file[0] = '\0';
   }
 }
 

@@ -27,4 +27,16 @@ dart_ret_t unit_record_get(int32_t unit, struct unit_record *out);
 /* Number of (simulated) nodes the job runs on. */
 int32_t unit_records_num_nodes(void);
 
+/* Node-shared entries besides the unit records, for data a higher layer
+ * computes once per node (team-level facts): values of
+ * UNIT_RECORDS_ENTRY_BYTES bytes under 64-bit keys, visible to every unit
+ * of the node at once, UNIT_RECORDS_MAX_ENTRIES per node. Put inserts or
+ * replaces (DART_ERR_NOMEM when the node's entries are all taken); get
+ * returns DART_ERR_NOTFOUND for a key nobody put. Both need the node
+ * table, so DART_BOOTSTRAP=naive answers DART_ERR_OTHER. */
+#define UNIT_RECORDS_ENTRY_BYTES sizeof(struct unit_record)
+#define UNIT_RECORDS_MAX_ENTRIES 64
+dart_ret_t unit_records_entry_put(uint64_t key, const void *value);
+dart_ret_t unit_records_entry_get(uint64_t key, void *value);
+
 #endif

@@ -3,7 +3,8 @@
  * and an independent view of it (test_nodes.h); all units must see the
  * same bytes; the init counters must match the exact figures each mode
  * promises (O(P) per node for node-roots, O(P x units per node) naive);
- * bad input is refused. */
+ * node entries are shared by a node's units and by nobody else; bad
+ * input is refused. */
 #include "test_assert.h"
 #include "test_nodes.h"
 #include "mpi/bootstrap.h"
@@ -126,6 +127,38 @@ static void check_own_hardware(void)
   }
 }
 
+/* Node entries: the node root puts, every unit of the node reads. */
+static void check_node_entries(void)
+{
+  struct team *all = team_lookup(DART_TEAM_ALL);
+  unsigned char value[UNIT_RECORDS_ENTRY_BYTES];
+  unsigned char back[UNIT_RECORDS_ENTRY_BYTES];
+  memset(value, all->my_node + 1, sizeof value);
+  if (bootstrap_mode_in_use() == BOOTSTRAP_NAIVE) {
+    TEST_RET(unit_records_entry_put(1, value), DART_ERR_OTHER);
+    TEST_RET(unit_records_entry_get(1, back), DART_ERR_OTHER);
+    return;
+  }
+  TEST_RET(unit_records_entry_get(1, back), DART_ERR_NOTFOUND);
+  TEST_RET(unit_records_entry_put(1, NULL), DART_ERR_INVAL);
+  TEST_RET(unit_records_entry_get(1, NULL), DART_ERR_INVAL);
+  MPI_Barrier(all->node_comm); /* nobody put before everyone looked */
+  if (all->node_rank == 0) {
+    for (uint64_t k = 1; k <= UNIT_RECORDS_MAX_ENTRIES; ++k) {
+      TEST_OK(unit_records_entry_put(k * 1000003, value));
+    }
+    TEST_RET(unit_records_entry_put(UINT64_MAX, value), DART_ERR_NOMEM);
+    TEST_OK(unit_records_entry_put(1000003, value)); /* replacing fits */
+  }
+  MPI_Barrier(all->node_comm);
+  for (uint64_t k = 1; k <= UNIT_RECORDS_MAX_ENTRIES; ++k) {
+    memset(back, 0, sizeof back);
+    TEST_OK(unit_records_entry_get(k * 1000003, back));
+    TEST_EQ(memcmp(back, value, sizeof value), 0); /* my node's value */
+  }
+  TEST_RET(unit_records_entry_get(UINT64_MAX, back), DART_ERR_NOTFOUND);
+}
+
 int main(int argc, char **argv)
 {
   struct unit_record r;
@@ -170,6 +203,7 @@ int main(int argc, char **argv)
   TEST_EQ(c.fetches, fetched);
   TEST_EQ(c.lookups, 2 * (uint64_t)P + 1);
 
+  check_node_entries();
   TEST_RET(unit_record_get(-1, &r), DART_ERR_INVAL);
   TEST_RET(unit_record_get(P, &r), DART_ERR_INVAL);
   TEST_RET(unit_record_get(0, NULL), DART_ERR_INVAL);
@@ -179,5 +213,6 @@ int main(int argc, char **argv)
   TEST_OK(dart_exit());
   TEST_RET(unit_record_get(0, &r), DART_ERR_NOTINIT);
   TEST_EQ(unit_records_num_nodes(), 0);
+  TEST_RET(unit_records_entry_get(1, &r), DART_ERR_NOTINIT);
   return 0;
 }
