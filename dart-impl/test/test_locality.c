@@ -78,6 +78,19 @@ static void check_team_all(const struct layout *l)
   TEST_EQ(root->num_nodes, l->nodes);
   TEST_EQ(root->node_id, l->nodes == 1 ? 0 : -1);
   TEST_EQ(root->num_domains, l->nodes);
+  /* Symmetric: every node holds as many units as the first. */
+  int first_node_units = 0, symmetric = 1;
+  for (int u = 0; u < l->n; ++u) {
+    first_node_units += l->node_of[u] == 0;
+  }
+  for (int k = 1; k < l->nodes; ++k) {
+    int units = 0;
+    for (int u = 0; u < l->n; ++u) {
+      units += l->node_of[u] == k;
+    }
+    symmetric = symmetric && units == first_node_units;
+  }
+  TEST_EQ(root->is_symmetric != 0, symmetric);
   for (int k = 0; k < l->nodes; ++k) {
     char tag[16];
     snprintf(tag, sizeof tag, ".%d", k);
