@@ -24,7 +24,7 @@ for N in "${nodes[@]}"; do
     steps_all = int(log(P) / log(2) + 0.999999)
     # node-roots: the root receives the other nodes tables once; units
     # write one record each; the root indexes P records.
-    in_nr = (P - n) * s + 24 * (N - 1)
+    in_nr = (P - n) * s + 32 * (N - 1)
     net_nr = steps_roots * a / 1e3 + in_nr / (nic * 1e6)
     copy_nr = in_nr / (mem * 1e6)
     read_nr = P * tr / 1e6
@@ -35,7 +35,7 @@ for N in "${nodes[@]}"; do
     copy_nv = in_nv / (mem * 1e6)
     read_nv = P * tr / 1e6
     # on-demand: only the job map (4 B per unit) at init.
-    in_od = (P - n) * 4 + 24 * (N - 1)
+    in_od = (P - n) * 4 + 32 * (N - 1)
     net_od = steps_roots * a / 1e3 + in_od / (nic * 1e6)
     copy_od = in_od / (mem * 1e6)
     printf "%-7d %-10s %9d %12.1f %12.2f %12.2f %12.2f %10.2f\n", N, "node-roots", P, in_nr / 1e6, net_nr, copy_nr, read_nr, net_nr + copy_nr + read_nr

@@ -3,9 +3,9 @@
  * unit. Modes (DART_BOOTSTRAP):
  *
  *  - node-roots (default): units write their records into their node's
- *    shared table; node roots allgather the node tables over the
- *    node-roots communicator in place into shared memory. Work and
- *    traffic per node are O(P).
+ *    shared segment (a /dev/shm file the node root creates); node roots
+ *    allgather the node tables over the node-roots communicator straight
+ *    into the shared table. Work and traffic per node are O(P).
  *  - naive: every unit allgathers every record into private memory, as
  *    the DASH runtime does: O(P x units per node) per node.
  *  - on-demand: only the job map (unit -> node, 4 bytes per unit) is

@@ -11,6 +11,7 @@
 #include "mpi/runtime.h"
 #include "mpi/team.h"
 #include "mpi/unit_records.h"
+#include "base/hwinfo_probe.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ static void check_init_counters(void)
   TEST_EQ(c.topology_loads, 1);
   uint64_t P = (uint64_t)all->size, n = (uint64_t)all->node_size;
   uint64_t N = (uint64_t)all->num_nodes, slot = mine.slot_bytes;
-  uint64_t info = 24; /* node size, host hash, root per node root */
+  uint64_t info = 32; /* size, host hash, root, health per node root */
   switch (bootstrap_mode_in_use()) {
   case BOOTSTRAP_NODE_ROOTS:
     TEST_EQ(slot, 8 + (sizeof(struct unit_record) + 7) / 8 * 8);
@@ -124,6 +125,26 @@ static void check_own_hardware(void)
   for (int s = 1; s < r.hwinfo.num_scopes; ++s) {
     /* Finest first: scope values never grow going outwards. */
     TEST_ASSERT(r.hwinfo.scopes[s].scope <= r.hwinfo.scopes[s - 1].scope);
+  }
+  /* The node's shared topology says what a private load says. */
+  hwloc_topology_t topology;
+  TEST_EQ(hwloc_topology_init(&topology), 0);
+  TEST_EQ(hwloc_topology_load(topology), 0);
+  dart_hwinfo_t own;
+  hwinfo_probe(topology, &own);
+  hwloc_topology_destroy(topology);
+  TEST_EQ(r.hwinfo.num_cores, own.num_cores);
+  TEST_EQ(r.hwinfo.num_numa, own.num_numa);
+  TEST_EQ(r.hwinfo.num_sockets, own.num_sockets);
+  TEST_EQ(r.hwinfo.min_threads, own.min_threads);
+  TEST_EQ(r.hwinfo.max_threads, own.max_threads);
+  TEST_EQ(r.hwinfo.system_memory_bytes, own.system_memory_bytes);
+  /* Caches differ between core kinds; compare on the same CPU only (an
+   * unbound unit may have moved since init). */
+  for (int l = 0; own.cpu_id == r.hwinfo.cpu_id &&
+                  l < DART_LOCALITY_MAX_CACHE_LEVELS; ++l) {
+    TEST_EQ(r.hwinfo.cache_sizes[l], own.cache_sizes[l]);
+    TEST_EQ(r.hwinfo.cache_line_sizes[l], own.cache_line_sizes[l]);
   }
 }
 

@@ -1,0 +1,47 @@
+#define _DEFAULT_SOURCE /* O_CLOEXEC with strict POSIX headers */
+#include "shm_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int shm_file_create(const char *tag, size_t bytes,
+                    char path[SHM_FILE_PATH_MAX])
+{
+  static unsigned serial;
+  snprintf(path, SHM_FILE_PATH_MAX, "/dev/shm/%s-%ld-%u", tag,
+           (long)getpid(), serial++);
+  int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return -1;
+  }
+  if (ftruncate(fd, (off_t)bytes) != 0) {
+    int saved = errno;
+    close(fd);
+    unlink(path);
+    errno = saved;
+    return -1;
+  }
+  return fd;
+}
+
+void *shm_file_map_fd(int fd, size_t bytes)
+{
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+void *shm_file_map(const char *path, size_t bytes)
+{
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    return NULL;
+  }
+  void *p = shm_file_map_fd(fd, bytes);
+  int saved = errno;
+  close(fd);
+  errno = saved;
+  return p;
+}
