@@ -1,5 +1,6 @@
 #include "team.h"
 #include "globmem.h"
+#include "locality_team.h"
 #include "runtime.h"
 
 #include <dash/dart/if/dart_team_group.h>
@@ -43,6 +44,7 @@ int team_rank_of_global(const struct team *team, dart_unit_t global)
 
 static void team_free_resources(struct team *team)
 {
+  team_locality_free(team);
   team_segments_free(team);
   if (team->dynamic_win != MPI_WIN_NULL) {
     MPI_Win_unlock_all(team->dynamic_win);

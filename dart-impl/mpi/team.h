@@ -33,6 +33,8 @@ struct team {
                                    MPI_WIN_NULL for single-unit teams */
 
   struct segment_table segments;
+
+  struct team_locality *locality; /* NULL until dart_team_locality_init */
 };
 
 /* Indexed by team id; NULL where the caller is in no such team. */
