@@ -1,0 +1,109 @@
+#include "latency.h"
+
+#include "cmdline.h"
+
+#include <string.h>
+
+static void lat_usage(FILE *to, const char *prog)
+{
+  fprintf(to,
+          "usage: %s [--reps R] [--iters K] [--max-bytes B] [--distance] "
+          "[--csv FILE]\n"
+          "  --reps R       rounds per measurement, median reported, "
+          "1..1001 (default 21)\n"
+          "  --iters K      operations per round up to 16 KiB (default 1000)\n"
+          "  --max-bytes B  largest message, 8..1 GiB (default 4 MiB; "
+          "1 MiB with --distance)\n"
+          "  --distance     unit 0 to every other unit at 8 B and B bytes\n"
+          "  --csv FILE     also write the results as CSV\n",
+          prog);
+}
+
+int lat_parse_args(int argc, char **argv, const char *prog,
+                   struct lat_params *p)
+{
+  long reps = 21, iters = 1000, max_bytes = -1;
+  p->distance = 0;
+  p->csv = NULL;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int ok = 0, takes_value = 1;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      if (first_rank_by_environment()) {
+        lat_usage(stdout, prog);
+      }
+      return 1;
+    } else if (strcmp(a, "--distance") == 0) {
+      ok = p->distance = 1;
+      takes_value = 0;
+    } else if (strcmp(a, "--reps") == 0 && v != NULL) {
+      ok = parse_long(v, 1, 1001, &reps) == 0;
+    } else if (strcmp(a, "--iters") == 0 && v != NULL) {
+      ok = parse_long(v, 1, 100000000, &iters) == 0;
+    } else if (strcmp(a, "--max-bytes") == 0 && v != NULL) {
+      ok = parse_long(v, 8, 1L << 30, &max_bytes) == 0;
+    } else if (strcmp(a, "--csv") == 0 && v != NULL) {
+      p->csv = v;
+      ok = v[0] != '\0';
+    }
+    if (!ok) {
+      if (first_rank_by_environment()) {
+        fprintf(stderr, "%s: bad argument: %s%s%s\n", prog, a,
+                takes_value && v != NULL ? " " : "",
+                takes_value && v != NULL ? v : "");
+        lat_usage(stderr, prog);
+      }
+      return 2;
+    }
+    i += takes_value;
+  }
+  p->reps = (int)reps;
+  p->iters = (int)iters;
+  p->max_bytes = max_bytes > 0 ? max_bytes
+                               : (p->distance ? 1 << 20 : 4 << 20);
+  return 0;
+}
+
+int lat_sizes(const struct lat_params *p, long long out[16])
+{
+  int n = 0;
+  if (p->distance) {
+    out[n++] = 8;
+    if (p->max_bytes > 8) {
+      out[n++] = p->max_bytes;
+    }
+    return n;
+  }
+  for (long long b = 8; b <= p->max_bytes && n < 16; b *= 8) {
+    out[n++] = b;
+  }
+  return n;
+}
+
+FILE *lat_csv_open(const struct lat_params *p, const char *prog)
+{
+  if (p->csv == NULL) {
+    return NULL;
+  }
+  FILE *f = fopen(p->csv, "w");
+  if (f == NULL) {
+    fprintf(stderr, "%s: cannot write %s\n", prog, p->csv);
+    return NULL;
+  }
+  fprintf(f, "model,operation,bytes,target,same_node,ns\n");
+  return f;
+}
+
+void lat_report(FILE *csv, const char *model, const char *operation,
+                long long bytes, int target, int same_node, double ns)
+{
+  printf("| %s | %s | %lld | %d | %s | %.1f |\n", model, operation, bytes,
+         target, same_node ? "yes" : "no", ns);
+  fflush(stdout);
+  if (csv != NULL) {
+    fprintf(csv, "%s,%s,%lld,%d,%d,%.3f\n", model, operation, bytes, target,
+            same_node, ns);
+    fflush(csv);
+  }
+}
