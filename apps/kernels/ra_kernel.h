@@ -42,8 +42,8 @@ struct ra_model {
   uint64_t (*sum)(void *ctx, uint64_t v);
 };
 
-/* Fills this unit's part (2^k words), runs the timed updates, replays the
- * stream to undo them and counts wrong words. Unit 0 prints the report,
+/* Fills this unit's part (2^k words), runs the timed updates, replays all
+ * streams locally to undo them and counts wrong words. Unit 0 prints the report,
  * including one "RESULT ..." line for scripts. Returns the exit code: 0 when
  * the errors are within the limit, 1 otherwise. */
 int ra_run(const struct ra_params *p, const struct ra_model *m,
