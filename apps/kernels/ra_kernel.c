@@ -104,11 +104,14 @@ static void ra_updates(const struct ra_params *p, const struct ra_model *m,
   const uint64_t mine = (uint64_t)p->factor * local;
   /* HPCC lets an implementation keep up to 1024 updates in flight. */
   enum { IN_FLIGHT = 1024 };
+  uint64_t values[IN_FLIGHT]; /* origin buffers until complete() */
   uint64_t ran = ra_starts((int64_t)(mine * me));
   for (uint64_t i = 0; i < mine; ++i) {
     ran = ra_next(ran);
     uint64_t index = ran % total;
-    m->update(m->ctx, index >> p->log2_local, index & (local - 1), ran);
+    uint64_t *v = &values[i % IN_FLIGHT];
+    *v = ran;
+    m->update(m->ctx, index >> p->log2_local, index & (local - 1), v);
     if ((i + 1) % IN_FLIGHT == 0) {
       m->complete(m->ctx);
     }

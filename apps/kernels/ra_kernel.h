@@ -33,8 +33,11 @@ int ra_parse_args(int argc, char **argv, const char *prog,
 struct ra_model {
   const char *name;
   void *ctx;
-  /* XOR value into word `offset` of unit `owner`'s part of the table. */
-  void (*update)(void *ctx, uint64_t owner, uint64_t offset, uint64_t value);
+  /* XOR *value into word `offset` of unit `owner`'s part of the table.
+   * *value stays untouched until the next complete(), so it may serve as
+   * the origin buffer of a non-blocking operation. */
+  void (*update)(void *ctx, uint64_t owner, uint64_t offset,
+                 const uint64_t *value);
   /* Completes every update this unit has issued. */
   void (*complete)(void *ctx);
   void (*barrier)(void *ctx);

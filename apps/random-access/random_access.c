@@ -25,12 +25,12 @@ _Static_assert(sizeof(unsigned long long) == sizeof(uint64_t),
   } while (0)
 
 static void dart_ra_update(void *ctx, uint64_t owner, uint64_t offset,
-                           uint64_t value)
+                           const uint64_t *value)
 {
   dart_gptr_t g = *(const dart_gptr_t *)ctx;
   g.unitid = (dart_unit_t)owner;
   g.addr_or_offs.offset += offset * sizeof(uint64_t);
-  CHECK(dart_accumulate(g, &value, 1, DART_TYPE_ULONGLONG, DART_OP_BXOR));
+  CHECK(dart_accumulate(g, value, 1, DART_TYPE_ULONGLONG, DART_OP_BXOR));
 }
 
 static void dart_ra_complete(void *ctx)

@@ -9,9 +9,9 @@
 #include <stdio.h>
 
 static void mpi_ra_update(void *ctx, uint64_t owner, uint64_t offset,
-                          uint64_t value)
+                          const uint64_t *value)
 {
-  MPI_Accumulate(&value, 1, MPI_UINT64_T, (int)owner, (MPI_Aint)offset, 1,
+  MPI_Accumulate(value, 1, MPI_UINT64_T, (int)owner, (MPI_Aint)offset, 1,
                  MPI_UINT64_T, MPI_BXOR, *(MPI_Win *)ctx);
 }
 

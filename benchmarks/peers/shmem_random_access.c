@@ -16,10 +16,10 @@ static long sum_sync[2][SHMEM_REDUCE_SYNC_SIZE];
 static int sum_turn;
 
 static void shmem_ra_update(void *ctx, uint64_t owner, uint64_t offset,
-                            uint64_t value)
+                            const uint64_t *value)
 {
   uint64_t *table = ctx;
-  shmem_uint64_atomic_xor(&table[offset], value, (int)owner);
+  shmem_uint64_atomic_xor(&table[offset], *value, (int)owner);
 }
 
 static void shmem_ra_complete(void *ctx)
