@@ -17,8 +17,7 @@
  * oversubscribed runs share the cores).
  * Usage: bench-distance [--reps R] [--iters K] [--max-bytes B] [--csv FILE]
  * (--distance is implied: sizes are 8 B and B, default 1 MiB). */
-#include <dash/dart/if/dart.h>
-
+#include "dart_app.h"
 #include "latency.h"
 #include "measure.h"
 
@@ -27,16 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
-
-#define CHECK(call)                                                        \
-  do {                                                                     \
-    dart_ret_t ret_ = (call);                                              \
-    if (ret_ != DART_OK) {                                                 \
-      fprintf(stderr, "bench-distance: %s failed with %d\n", #call,       \
-              (int)ret_);                                                  \
-      dart_abort(DART_EXIT_ABORT);                                         \
-    }                                                                      \
-  } while (0)
 
 enum { TAG_STOP = 4712 };
 
@@ -126,6 +115,15 @@ static void wait_for_stop(void)
   }
 }
 
+static const struct {
+  const char *model, *operation;
+  measure_op  op;
+} kernels[] = {
+  { "dart", "put", dart_put_op },    { "mpi-rma", "put", mpi_put_op },
+  { "mpi-dyn", "put", dyn_put_op },  { "dart", "get", dart_get_op },
+  { "mpi-rma", "get", mpi_get_op },  { "mpi-dyn", "get", dyn_get_op },
+};
+
 static void measure_all(const struct lat_params *p, struct op *o,
                         const int *keys, int units, FILE *csv)
 {
@@ -139,18 +137,11 @@ static void measure_all(const struct lat_params *p, struct op *o,
     for (int s = 0; s < n; ++s) {
       o->bytes = (size_t)sizes[s];
       int iters = measure_iters_for(sizes[s], p->iters);
-      lat_report(csv, "dart", "put", sizes[s], o->target, same,
-                 measure_ns(dart_put_op, o, iters, p->reps));
-      lat_report(csv, "mpi-rma", "put", sizes[s], o->target, same,
-                 measure_ns(mpi_put_op, o, iters, p->reps));
-      lat_report(csv, "mpi-dyn", "put", sizes[s], o->target, same,
-                 measure_ns(dyn_put_op, o, iters, p->reps));
-      lat_report(csv, "dart", "get", sizes[s], o->target, same,
-                 measure_ns(dart_get_op, o, iters, p->reps));
-      lat_report(csv, "mpi-rma", "get", sizes[s], o->target, same,
-                 measure_ns(mpi_get_op, o, iters, p->reps));
-      lat_report(csv, "mpi-dyn", "get", sizes[s], o->target, same,
-                 measure_ns(dyn_get_op, o, iters, p->reps));
+      for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k) {
+        lat_report(csv, kernels[k].model, kernels[k].operation, sizes[s],
+                   o->target, same,
+                   measure_ns(kernels[k].op, o, iters, p->reps));
+      }
     }
   }
   o->seg = base;
@@ -159,19 +150,17 @@ static void measure_all(const struct lat_params *p, struct op *o,
 int main(int argc, char **argv)
 {
   struct lat_params p;
-  int parsed = lat_parse_args(argc, argv, "bench-distance", &p);
-  if (parsed != 0) {
-    return parsed == 1 ? 0 : 2;
+  int code;
+  if (lat_parse_args(argc, argv, "bench-distance", &p, &code)) {
+    return code;
   }
   p.distance = 1;
   if (p.max_bytes > INT32_MAX) {
     p.max_bytes = INT32_MAX; /* one MPI call's count */
   }
-  CHECK(dart_init(&argc, &argv));
   dart_global_unit_t me;
   size_t units;
-  CHECK(dart_myid(&me));
-  CHECK(dart_size(&units));
+  dart_app_start(&argc, &argv, &me, &units);
   if (units < 2) {
     if (me.id == 0) {
       fprintf(stderr, "bench-distance: needs at least 2 units\n");

@@ -20,43 +20,20 @@ static void lat_usage(FILE *to, const char *prog)
 }
 
 int lat_parse_args(int argc, char **argv, const char *prog,
-                   struct lat_params *p)
+                   struct lat_params *p, int *exit_code)
 {
   long reps = 21, iters = 1000, max_bytes = -1;
   p->distance = 0;
   p->csv = NULL;
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int ok = 0, takes_value = 1;
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      if (first_rank_by_environment()) {
-        lat_usage(stdout, prog);
-      }
-      return 1;
-    } else if (strcmp(a, "--distance") == 0) {
-      ok = p->distance = 1;
-      takes_value = 0;
-    } else if (strcmp(a, "--reps") == 0 && v != NULL) {
-      ok = parse_long(v, 1, 1001, &reps) == 0;
-    } else if (strcmp(a, "--iters") == 0 && v != NULL) {
-      ok = parse_long(v, 1, 100000000, &iters) == 0;
-    } else if (strcmp(a, "--max-bytes") == 0 && v != NULL) {
-      ok = parse_long(v, 8, 1L << 30, &max_bytes) == 0;
-    } else if (strcmp(a, "--csv") == 0 && v != NULL) {
-      p->csv = v;
-      ok = v[0] != '\0';
-    }
-    if (!ok) {
-      if (first_rank_by_environment()) {
-        fprintf(stderr, "%s: bad argument: %s%s%s\n", prog, a,
-                takes_value && v != NULL ? " " : "",
-                takes_value && v != NULL ? v : "");
-        lat_usage(stderr, prog);
-      }
-      return 2;
-    }
-    i += takes_value;
+  const struct opt opts[] = {
+    { "--reps", OPT_LONG, 1, 1001, &reps },
+    { "--iters", OPT_LONG, 1, 100000000, &iters },
+    { "--max-bytes", OPT_LONG, 8, 1L << 30, &max_bytes },
+    { "--distance", OPT_FLAG, 0, 0, &p->distance },
+    { "--csv", OPT_TEXT, 0, 0, &p->csv },
+  };
+  if (parse_options(argc, argv, prog, opts, 5, lat_usage, exit_code)) {
+    return 1;
   }
   p->reps = (int)reps;
   p->iters = (int)iters;

@@ -14,10 +14,10 @@ struct lat_params {
 };
 
 /* Defaults: --reps 21 --iters 1000 --max-bytes 4 MiB (1 MiB with
- * --distance). Returns 0 to run, 1 after --help, 2 on a bad command line
- * (message printed by the first rank). */
+ * --distance). Returns 0 to run, else the program stops with *exit_code
+ * (parse_options). */
 int lat_parse_args(int argc, char **argv, const char *prog,
-                   struct lat_params *p);
+                   struct lat_params *p, int *exit_code);
 
 /* Message sizes to run: 8, 64, ... x8 up to max_bytes, or with distance
  * only 8 and max_bytes. Returns how many (at most 16) went to out. */

@@ -58,34 +58,16 @@ static void ra_usage(FILE *to, const char *prog)
 }
 
 int ra_parse_args(int argc, char **argv, const char *prog,
-                  struct ra_params *p)
+                  struct ra_params *p, int *exit_code)
 {
   long k = 20, u = 4, e = 10;
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int ok = 0;
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      if (first_rank_by_environment()) {
-        ra_usage(stdout, prog);
-      }
-      return 1;
-    } else if (strcmp(a, "-k") == 0 && v != NULL) {
-      ok = parse_long(v, 1, 30, &k) == 0;
-    } else if (strcmp(a, "-u") == 0 && v != NULL) {
-      ok = parse_long(v, 1, 1024, &u) == 0;
-    } else if (strcmp(a, "-e") == 0 && v != NULL) {
-      ok = parse_long(v, 0, 1000, &e) == 0;
-    }
-    if (!ok) {
-      if (first_rank_by_environment()) {
-        fprintf(stderr, "%s: bad argument: %s%s%s\n", prog, a,
-                v != NULL ? " " : "", v != NULL ? v : "");
-        ra_usage(stderr, prog);
-      }
-      return 2;
-    }
-    ++i;
+  const struct opt opts[] = {
+    { "-k", OPT_LONG, 1, 30, &k },
+    { "-u", OPT_LONG, 1, 1024, &u },
+    { "-e", OPT_LONG, 0, 1000, &e },
+  };
+  if (parse_options(argc, argv, prog, opts, 3, ra_usage, exit_code)) {
+    return 1;
   }
   p->log2_local = (int)k;
   p->factor = u;

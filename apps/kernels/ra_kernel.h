@@ -25,10 +25,10 @@ struct ra_params {
   int  max_error_pm; /* -e: allowed wrong words, per mille (HPCC: 10) */
 };
 
-/* Parses argv into *p. Returns 0 to run, 1 after --help, 2 on a bad
- * command line (message and usage already printed by the first rank). */
+/* Parses argv into *p. Returns 0 to run, else the program stops with
+ * *exit_code (parse_options). */
 int ra_parse_args(int argc, char **argv, const char *prog,
-                  struct ra_params *p);
+                  struct ra_params *p, int *exit_code);
 
 struct ra_model {
   const char *name;

@@ -21,45 +21,19 @@ static void st_usage(FILE *to, const char *prog)
 }
 
 int st_parse_args(int argc, char **argv, const char *prog,
-                  struct st_params *p)
+                  struct st_params *p, int *exit_code)
 {
-  long n = 1024, iters = 100000;
-  double tol = 1e-6;
-  int verify = 0;
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int ok = 0, takes_value = 1;
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      if (first_rank_by_environment()) {
-        st_usage(stdout, prog);
-      }
-      return 1;
-    } else if (strcmp(a, "--verify") == 0) {
-      ok = verify = 1;
-      takes_value = 0;
-    } else if (strcmp(a, "-n") == 0 && v != NULL) {
-      ok = parse_long(v, 2, 16384, &n) == 0;
-    } else if (strcmp(a, "-i") == 0 && v != NULL) {
-      ok = parse_long(v, 1, 100000000, &iters) == 0;
-    } else if (strcmp(a, "-t") == 0 && v != NULL) {
-      ok = parse_double(v, 0.0, 1.0, &tol) == 0;
-    }
-    if (!ok) {
-      if (first_rank_by_environment()) {
-        fprintf(stderr, "%s: bad argument: %s%s%s\n", prog, a,
-                v != NULL ? " " : "", v != NULL ? v : "");
-        st_usage(stderr, prog);
-      }
-      return 2;
-    }
-    i += takes_value;
-  }
-  p->n = n;
-  p->max_iters = iters;
-  p->tol = tol;
-  p->verify = verify;
-  return 0;
+  p->n = 1024;
+  p->max_iters = 100000;
+  p->tol = 1e-6;
+  p->verify = 0;
+  const struct opt opts[] = {
+    { "-n", OPT_LONG, 2, 16384, &p->n },
+    { "-i", OPT_LONG, 1, 100000000, &p->max_iters },
+    { "-t", OPT_DOUBLE, 0.0, 1.0, &p->tol },
+    { "--verify", OPT_FLAG, 0, 0, &p->verify },
+  };
+  return parse_options(argc, argv, prog, opts, 4, st_usage, exit_code);
 }
 
 int st_layout_init(const struct st_params *p, long units, long me,

@@ -21,10 +21,10 @@ struct st_params {
   int    verify;    /* --verify: compare with a serial solve, bitwise */
 };
 
-/* Parses argv. Returns 0 to run, 1 after --help, 2 on a bad command line
- * (message and usage already printed by the first rank). */
+/* Parses argv. Returns 0 to run, else the program stops with *exit_code
+ * (parse_options). */
 int st_parse_args(int argc, char **argv, const char *prog,
-                  struct st_params *p);
+                  struct st_params *p, int *exit_code);
 
 struct st_layout {
   long n, width;  /* interior points per row, floats per row (n + 2) */

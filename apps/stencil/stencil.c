@@ -3,20 +3,8 @@
  * dart_team_memalloc_aligned segment; halo rows travel by
  * dart_put_blocking, the convergence test is a dart_allreduce (MAX).
  * Usage: stencil [-n N] [-i MAX_ITERS] [-t TOL] [--verify] */
-#include <dash/dart/if/dart.h>
-
+#include "dart_app.h"
 #include "stencil_kernel.h"
-
-#include <stdio.h>
-
-#define CHECK(call)                                                       \
-  do {                                                                    \
-    dart_ret_t ret_ = (call);                                             \
-    if (ret_ != DART_OK) {                                                \
-      fprintf(stderr, "stencil: %s failed with %d\n", #call, (int)ret_); \
-      dart_abort(DART_EXIT_ABORT);                                        \
-    }                                                                     \
-  } while (0)
 
 struct dart_st {
   const struct st_layout *layout;
@@ -38,12 +26,6 @@ static void dart_st_exchange(void *ctx, int slot)
   }
 }
 
-static void dart_st_barrier(void *ctx)
-{
-  (void)ctx;
-  CHECK(dart_barrier(DART_TEAM_ALL));
-}
-
 static float dart_st_max(void *ctx, float v)
 {
   (void)ctx;
@@ -56,15 +38,13 @@ static float dart_st_max(void *ctx, float v)
 int main(int argc, char **argv)
 {
   struct st_params p;
-  int parsed = st_parse_args(argc, argv, "stencil", &p);
-  if (parsed != 0) {
-    return parsed == 1 ? 0 : 2;
+  int code;
+  if (st_parse_args(argc, argv, "stencil", &p, &code)) {
+    return code;
   }
-  CHECK(dart_init(&argc, &argv));
   dart_global_unit_t me;
   size_t units;
-  CHECK(dart_myid(&me));
-  CHECK(dart_size(&units));
+  dart_app_start(&argc, &argv, &me, &units);
   struct st_layout layout;
   if (st_layout_init(&p, (long)units, me.id, &layout) != 0) {
     CHECK(dart_exit());
@@ -74,15 +54,10 @@ int main(int argc, char **argv)
   struct dart_st s = { .layout = &layout };
   CHECK(dart_team_memalloc_aligned(DART_TEAM_ALL, st_block_floats(&layout),
                                    DART_TYPE_FLOAT, &s.grid));
-  dart_gptr_t mine = s.grid;
-  mine.unitid = me.id;
-  void *local = NULL;
-  CHECK(dart_gptr_getaddr(mine, &local));
-  s.block = local;
-
+  s.block = dart_app_local(s.grid, me);
   struct st_model model = {
     .name = "dart", .ctx = &s, .exchange = dart_st_exchange,
-    .barrier = dart_st_barrier, .max = dart_st_max,
+    .barrier = dart_app_barrier, .max = dart_st_max,
   };
   int rc = st_run(&p, &model, &layout, s.block);
 

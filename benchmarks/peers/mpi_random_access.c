@@ -3,6 +3,7 @@
  * MPI_Accumulate with MPI_BXOR, completed by MPI_Win_flush_all in batches
  * of 1024, exactly where the DART version calls dart_flush_all.
  * Usage: mpi-random-access [-k LOG2_WORDS] [-u FACTOR] [-e PER_MILLE] */
+#include "mpi_peer.h"
 #include "ra_kernel.h"
 
 #include <mpi.h>
@@ -39,16 +40,11 @@ static uint64_t mpi_ra_sum(void *ctx, uint64_t v)
 int main(int argc, char **argv)
 {
   struct ra_params p;
-  int parsed = ra_parse_args(argc, argv, "mpi-random-access", &p);
-  if (parsed != 0) {
-    return parsed == 1 ? 0 : 2;
+  int code, me, units;
+  if (ra_parse_args(argc, argv, "mpi-random-access", &p, &code)) {
+    return code;
   }
-  MPI_Init(&argc, &argv);
-  int me, units;
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  MPI_Comm_size(MPI_COMM_WORLD, &units);
-  /* Errors abort with MPI's message rather than running on. */
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  mpi_peer_start(&argc, &argv, &me, &units);
 
   uint64_t *local = NULL;
   MPI_Win win;

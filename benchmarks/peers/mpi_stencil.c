@@ -3,6 +3,7 @@
  * MPI_Win_flush (a blocking put, as dart_put_blocking), the convergence
  * test MPI_Allreduce (MAX).
  * Usage: mpi-stencil [-n N] [-i MAX_ITERS] [-t TOL] [--verify] */
+#include "mpi_peer.h"
 #include "stencil_kernel.h"
 
 #include <mpi.h>
@@ -47,15 +48,11 @@ static float mpi_st_max(void *ctx, float v)
 int main(int argc, char **argv)
 {
   struct st_params p;
-  int parsed = st_parse_args(argc, argv, "mpi-stencil", &p);
-  if (parsed != 0) {
-    return parsed == 1 ? 0 : 2;
+  int code, me, units;
+  if (st_parse_args(argc, argv, "mpi-stencil", &p, &code)) {
+    return code;
   }
-  MPI_Init(&argc, &argv);
-  int me, units;
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  MPI_Comm_size(MPI_COMM_WORLD, &units);
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  mpi_peer_start(&argc, &argv, &me, &units);
   struct st_layout layout;
   if (st_layout_init(&p, units, me, &layout) != 0) {
     MPI_Finalize();

@@ -8,6 +8,7 @@
  *                      [--csv FILE] */
 #include "latency.h"
 #include "measure.h"
+#include "shmem_peer.h"
 
 #include <shmem.h>
 #include <stdio.h>
@@ -53,11 +54,11 @@ static void measure_target(const struct lat_params *p, struct shmem_op *o,
 int main(int argc, char **argv)
 {
   struct lat_params p;
-  int parsed = lat_parse_args(argc, argv, "shmem-latency", &p);
-  if (parsed != 0) {
-    return parsed == 1 ? 0 : 2;
+  int code;
+  if (lat_parse_args(argc, argv, "shmem-latency", &p, &code)) {
+    return code;
   }
-  shmem_init();
+  shmem_peer_start();
   int me = shmem_my_pe(), npes = shmem_n_pes();
   int rc = 0;
   if (npes < 2) {

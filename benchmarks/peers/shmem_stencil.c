@@ -3,16 +3,11 @@
  * dart_put_blocking), the convergence test shmem_float_max_to_all.
  * Results are printed before shmem_finalize (Open MPI's may crash there).
  * Usage: shmem-stencil [-n N] [-i MAX_ITERS] [-t TOL] [--verify] */
+#include "shmem_peer.h"
 #include "stencil_kernel.h"
 
 #include <shmem.h>
 #include <stdio.h>
-
-/* Symmetric reduction buffers; two pSync arrays used in turn. */
-static float max_in, max_out;
-static float max_work[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
-static long max_sync[2][SHMEM_REDUCE_SYNC_SIZE];
-static int max_turn;
 
 struct shmem_st {
   const struct st_layout *layout;
@@ -40,26 +35,17 @@ static void shmem_st_barrier(void *ctx)
 static float shmem_st_max(void *ctx, float v)
 {
   (void)ctx;
-  max_in = v;
-  shmem_float_max_to_all(&max_out, &max_in, 1, 0, 0, shmem_n_pes(),
-                         max_work, max_sync[max_turn]);
-  max_turn ^= 1;
-  return max_out;
+  return shmem_peer_max(v);
 }
 
 int main(int argc, char **argv)
 {
   struct st_params p;
-  int parsed = st_parse_args(argc, argv, "shmem-stencil", &p);
-  if (parsed != 0) {
-    return parsed == 1 ? 0 : 2;
+  int code;
+  if (st_parse_args(argc, argv, "shmem-stencil", &p, &code)) {
+    return code;
   }
-  shmem_init();
-  for (int t = 0; t < 2; ++t) {
-    for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; ++i) {
-      max_sync[t][i] = SHMEM_SYNC_VALUE;
-    }
-  }
+  shmem_peer_start();
   struct st_layout layout;
   int rc = st_layout_init(&p, shmem_n_pes(), shmem_my_pe(), &layout);
   if (rc == 0) {
