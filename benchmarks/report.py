@@ -97,8 +97,11 @@ def app_table(rows):
             config = f"stencil {r['n']}^2, {r['iters']} it.{conv}"
             value, better = num(r["us_per_iter"]), "lower"
         key = (r["kernel"], config, int(r["units"]), r["oversubscribed"])
-        g = groups.setdefault(key, {"better": better, "models": {}})
+        g = groups.setdefault(key, {"better": better, "models": {},
+                                    "failed": set()})
         g["models"].setdefault(r["model"], []).append(value)
+        if r.get("verify") == "fail":
+            g["failed"].add(r["model"])
     return groups
 
 
@@ -136,6 +139,8 @@ def write_summary(d, size_tab, dist_tab, groups):
             return ratio(d_, p) if g["better"] == "higher" else ratio(p, d_)
         digits = 4 if g["better"] == "higher" else 1
         label = f"{units}" + (" (oversubscribed)" if over == "yes" else "")
+        if g["failed"]:
+            config += " - VERIFICATION FAILED: " + ", ".join(sorted(g["failed"]))
         out.append(f"| {config} ({unit}) | {label} | "
                    f"{fmt(d_, digits)} | {fmt(med.get('mpi-rma'), digits)} | "
                    f"{fmt(med.get('openshmem'), digits)} | "

@@ -88,6 +88,9 @@ fi
 mkdir -p "$out" || { echo "bench.sh: cannot create $out" >&2; exit 3; }
 out="$(cd "$out" && pwd)"
 source "$root/scripts/env.sh"
+# The one-sided components DART picks for itself, for the MPI peers too, so
+# that both sit on the same Open MPI transport.
+export OMPI_MCA_osc="${OMPI_MCA_osc:-sm,ucx}"
 
 # --- sizes -------------------------------------------------------------
 if ((quick)); then
@@ -128,7 +131,7 @@ step=0 t_start=$SECONDS
 # Other work on the machine skews every number: record how busy it was.
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, mode: $([ $quick = 1 ] && echo quick || echo full)"
-  echo "MPI: $(mpiexec.openmpi --version 2>&1 | head -1)"
+  echo "MPI: $(mpiexec.openmpi --version 2>&1 | head -1), OMPI_MCA_osc=$OMPI_MCA_osc"
   echo "load average (1/5/15 min) before the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$out/env.txt"
 progress() {
