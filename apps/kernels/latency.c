@@ -44,6 +44,9 @@ int lat_parse_args(int argc, char **argv, const char *prog,
 
 int lat_sizes(const struct lat_params *p, long long out[16])
 {
+  /* bench-latency's sizes, so that the columns line up. */
+  static const long long sizes[] = { 8,      64,      512,     4096,
+                                     32768,  262144,  1048576, 4194304 };
   int n = 0;
   if (p->distance) {
     out[n++] = 8;
@@ -52,8 +55,10 @@ int lat_sizes(const struct lat_params *p, long long out[16])
     }
     return n;
   }
-  for (long long b = 8; b <= p->max_bytes && n < 16; b *= 8) {
-    out[n++] = b;
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+    if (sizes[i] <= p->max_bytes) {
+      out[n++] = sizes[i];
+    }
   }
   return n;
 }

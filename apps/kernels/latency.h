@@ -19,8 +19,9 @@ struct lat_params {
 int lat_parse_args(int argc, char **argv, const char *prog,
                    struct lat_params *p, int *exit_code);
 
-/* Message sizes to run: 8, 64, ... x8 up to max_bytes, or with distance
- * only 8 and max_bytes. Returns how many (at most 16) went to out. */
+/* Message sizes to run: bench-latency's 8 B, 64 B, ... 1 MiB, 4 MiB up to
+ * max_bytes, or with distance only 8 and max_bytes. Returns how many (at
+ * most 16) went to out. */
 int lat_sizes(const struct lat_params *p, long long out[16]);
 
 /* Opens p->csv and writes the header; NULL (after a message) on failure
