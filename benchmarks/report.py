@@ -200,7 +200,7 @@ def write_dat(path, rows):
 
 def plot(d, size_tab, dist_tab):
     script = ["set terminal pngcairo size 900,560 noenhanced",
-              "set grid", "set key top left box opaque", "set logscale y"]
+              "set grid", "set key below horizontal", "set logscale y"]
     for op in ("put", "get"):
         sizes = sorted(b for (o, b) in size_tab if o == op)
         if not sizes:
@@ -211,7 +211,10 @@ def plot(d, size_tab, dist_tab):
         series = ", ".join(
             f"'latency-{op}.dat' using 1:{i + 2} with linespoints "
             f"title '{name}'" for i, (_, name) in enumerate(MODELS))
+        tics = ", ".join(f'"{size_label(b).replace(" ", "")}" {b}'
+                         for b in sizes)
         script += [f"set output 'latency-{op}.png'", "set logscale x 2",
+                   f"set xtics ({tics})",
                    f"set title 'Blocking {op} latency, 2 units, one node "
                    "(median)'",
                    "set xlabel 'message size (bytes)'",
