@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""Turns one scripts/bench.sh result directory into summary.md (markdown
+tables with DART's ratios to each peer), apps.csv and, with gnuplot, PNG
+plots. Usage: report.py DIR PLOTS(0|1). Standard library only."""
+import csv
+import os
+import statistics
+import subprocess
+import sys
+
+
+def read_csv(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def num(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def fmt(v, digits=1):
+    return "n/a" if v is None else f"{v:.{digits}f}"
+
+
+def ratio(a, b):
+    """a / b to two decimals, or n/a."""
+    return "n/a" if a is None or not b else f"{a / b:.2f}"
+
+
+def size_label(b):
+    b = int(b)
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= scale and b % scale == 0:
+            return f"{b // scale} {unit}"
+    return f"{b} B"
+
+
+def latency_by_size(d):
+    """{(op, bytes): {model: ns}} from bench-latency and shmem-latency."""
+    table = {}
+    for row in read_csv(os.path.join(d, "latency-dart-mpi.csv")):
+        op = {"dart_put_blocking": "put",
+              "dart_get_blocking": "get"}.get(row["operation"])
+        if op is None:
+            continue
+        cell = table.setdefault((op, int(row["bytes"])), {})
+        cell["dart"] = num(row["dart_ns"])
+        cell["mpi-allocate"] = num(row["mpi_allocate_ns"])
+        cell["mpi-dynamic"] = num(row["mpi_dynamic_ns"])
+        cell["raw-shm"] = num(row["raw_shm_ns"])
+    for row in read_csv(os.path.join(d, "latency-shmem.csv")):
+        cell = table.setdefault((row["operation"], int(row["bytes"])), {})
+        cell["openshmem"] = num(row["ns"])
+    return table
+
+
+def latency_by_target(d):
+    """{(op, bytes, target): {model: ns, 'same': bool}}."""
+    table = {}
+    for name in ("distance-dart-mpi.csv", "distance-shmem.csv"):
+        for row in read_csv(os.path.join(d, name)):
+            key = (row["operation"], int(row["bytes"]), int(row["target"]))
+            cell = table.setdefault(key, {})
+            cell[row["model"]] = num(row["ns"])
+            if row["model"] != "openshmem":
+                cell["same"] = row["same_node"] == "1"
+    return table
+
+
+def app_results(d):
+    """RESULT lines of apps.txt as dicts."""
+    rows = []
+    path = os.path.join(d, "apps.txt")
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                fields = dict(kv.split("=", 1) for kv in line.split()[1:]
+                              if "=" in kv)
+                rows.append(fields)
+    return rows
+
+
+def app_table(rows):
+    """Medians per (kernel, config, units, oversubscribed, model)."""
+    groups = {}
+    for r in rows:
+        if r.get("kernel") == "random-access":
+            config = f"RandomAccess 2^{r['log2_local']} words/unit"
+            value, better = num(r["gups"]), "higher"
+        else:
+            conv = " to convergence" if r.get("converged") == "yes" else ""
+            config = f"stencil {r['n']}^2, {r['iters']} it.{conv}"
+            value, better = num(r["us_per_iter"]), "lower"
+        key = (r["kernel"], config, int(r["units"]), r["oversubscribed"])
+        g = groups.setdefault(key, {"better": better, "models": {},
+                                    "failed": set()})
+        g["models"].setdefault(r["model"], []).append(value)
+        if r.get("verify") == "fail":
+            g["failed"].add(r["model"])
+    return groups
+
+
+def app_rows(groups, how):
+    """Markdown table of the app results, each model summarised by `how`:
+    the median of its runs, or its best run (the one least disturbed by
+    other work on the machine)."""
+    title = {"median": "Median of the runs",
+             "best": "Best run of each (highest GUP/s, lowest time)"}[how]
+    out = [f"### RandomAccess and stencil: DART vs the peers ({how})\n",
+           f"{title}; speed-up = how many times faster DART is (GUP/s "
+           "ratio, or peer time / DART time), > 1 means DART is ahead.\n",
+           "| kernel | units | DART | MPI RMA | OpenSHMEM | "
+           "speed-up vs MPI RMA | speed-up vs OpenSHMEM |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    for key in sorted(groups, key=lambda k: (k[2], k[0], k[1])):
+        kernel, config, units, over = key
+        g = groups[key]
+        higher = g["better"] == "higher"
+        pick = {}
+        for m, v in g["models"].items():
+            if None in v:
+                continue
+            if how == "median":
+                pick[m] = statistics.median(v)
+            else:
+                pick[m] = max(v) if higher else min(v)
+        unit = "GUP/s" if higher else "us/iteration"
+        d_ = pick.get("dart")
+
+        def speedup(peer):
+            p = pick.get(peer)
+            if d_ is None or p is None:
+                return "n/a"
+            return ratio(d_, p) if higher else ratio(p, d_)
+        digits = 4 if higher else 1
+        label = f"{units}" + (" (oversubscribed)" if over == "yes" else "")
+        if g["failed"]:
+            config += " - VERIFICATION FAILED: " + ", ".join(
+                sorted(g["failed"]))
+        out.append(f"| {config} ({unit}) | {label} | "
+                   f"{fmt(d_, digits)} | {fmt(pick.get('mpi-rma'), digits)} | "
+                   f"{fmt(pick.get('openshmem'), digits)} | "
+                   f"{speedup('mpi-rma')} | {speedup('openshmem')} |")
+    out.append("")
+    return out
+
+
+def write_summary(d, size_tab, dist_tab, groups):
+    out = []
+    env = os.path.join(d, "env.txt")
+    if os.path.exists(env):
+        with open(env) as f:
+            out += [f"- {line.strip()}" for line in f if line.strip()]
+        out.append("")
+    csv_rows = [("kernel", "config", "units", "oversubscribed", "model",
+                 "runs", "median", "best", "unit")]
+    for key in sorted(groups):
+        g = groups[key]
+        for m, v in g["models"].items():
+            ok = [x for x in v if x is not None]
+            best = (max(ok) if g["better"] == "higher" else min(ok)) if ok \
+                else None
+            csv_rows.append((key[0], key[1], key[2], key[3], m, len(v),
+                             statistics.median(ok) if ok else None, best,
+                             "GUP/s" if g["better"] == "higher"
+                             else "us/iteration"))
+    with open(os.path.join(d, "apps.csv"), "w", newline="") as f:
+        csv.writer(f).writerows(csv_rows)
+    out += app_rows(groups, "median")
+    out += app_rows(groups, "best")
+    out.append("\n### Blocking put/get latency by size, 2 units on one node "
+               "(ns, median)\n")
+    out.append("| op | size | DART | raw shm copy | MPI Win_allocate | "
+               "MPI dynamic window | OpenSHMEM | DART / raw | "
+               "DART / MPI allocate | DART / OpenSHMEM |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for (op, b) in sorted(size_tab):
+        c = size_tab[(op, b)]
+        out.append(f"| {op} | {size_label(b)} | {fmt(c.get('dart'))} | "
+                   f"{fmt(c.get('raw-shm'))} | {fmt(c.get('mpi-allocate'))} | "
+                   f"{fmt(c.get('mpi-dynamic'))} | {fmt(c.get('openshmem'))} | "
+                   f"{ratio(c.get('dart'), c.get('raw-shm'))} | "
+                   f"{ratio(c.get('dart'), c.get('mpi-allocate'))} | "
+                   f"{ratio(c.get('dart'), c.get('openshmem'))} |")
+
+    out.append("\n### Latency by target unit (unit 0 to each), simulated "
+               "nodes, oversubscribed (ns, median)\n")
+    out.append("Open MPI does not see DART's simulated nodes: its "
+               "Win_allocate window and OpenSHMEM stay on shared memory "
+               "there; DART and the MPI dynamic window cross the simulated "
+               "node boundary.\n")
+    out.append("| op | size | target | same node | DART | MPI Win_allocate | "
+               "MPI dynamic window | OpenSHMEM | DART / MPI dynamic |")
+    out.append("|---|---:|---:|---|---:|---:|---:|---:|---:|")
+    for (op, b, t) in sorted(dist_tab):
+        c = dist_tab[(op, b, t)]
+        same = {True: "yes", False: "no"}.get(c.get("same"), "?")
+        out.append(f"| {op} | {size_label(b)} | {t} | {same} | "
+                   f"{fmt(c.get('dart'))} | {fmt(c.get('mpi-rma'))} | "
+                   f"{fmt(c.get('mpi-dyn'))} | {fmt(c.get('openshmem'))} | "
+                   f"{ratio(c.get('dart'), c.get('mpi-dyn'))} |")
+    text = "\n".join(out) + "\n"
+    with open(os.path.join(d, "summary.md"), "w") as f:
+        f.write(text)
+    return text
+
+
+MODELS = (("dart", "DART"), ("raw-shm", "raw shm copy"),
+          ("mpi-allocate", "MPI Win_allocate"),
+          ("mpi-dynamic", "MPI dynamic window"), ("openshmem", "OpenSHMEM"))
+DIST_MODELS = (("dart", "DART"), ("mpi-rma", "MPI Win_allocate"),
+               ("mpi-dyn", "MPI dynamic window"), ("openshmem", "OpenSHMEM"))
+
+
+def write_dat(path, rows):
+    with open(path, "w") as f:
+        for r in rows:
+            f.write(" ".join("NaN" if v is None else str(v) for v in r) + "\n")
+
+
+def plot(d, size_tab, dist_tab):
+    script = ["set terminal pngcairo size 900,560 noenhanced",
+              "set grid", "set key below horizontal", "set logscale y"]
+    for op in ("put", "get"):
+        sizes = sorted(b for (o, b) in size_tab if o == op)
+        if not sizes:
+            continue
+        write_dat(os.path.join(d, f"latency-{op}.dat"),
+                  [[b] + [size_tab[(op, b)].get(m) for m, _ in MODELS]
+                   for b in sizes])
+        series = ", ".join(
+            f"'latency-{op}.dat' using 1:{i + 2} with linespoints "
+            f"title '{name}'" for i, (_, name) in enumerate(MODELS))
+        tics = ", ".join(f'"{size_label(b).replace(" ", "")}" {b}'
+                         for b in sizes)
+        script += [f"set output 'latency-{op}.png'", "set logscale x 2",
+                   f"set xtics ({tics})",
+                   f"set title 'Blocking {op} latency, 2 units, one node "
+                   "(median)'",
+                   "set xlabel 'message size (bytes)'",
+                   "set ylabel 'ns per operation'", f"plot {series}"]
+    script.append("unset logscale x")
+    for op in ("put", "get"):
+        keys = sorted(t for (o, b, t) in dist_tab if o == op and b == 8)
+        if not keys:
+            continue
+        write_dat(os.path.join(d, f"distance-{op}.dat"),
+                  [[t] + [dist_tab[(op, 8, t)].get(m) for m, _ in DIST_MODELS]
+                   for t in keys])
+        series = ", ".join(
+            f"'distance-{op}.dat' using 1:{i + 2} with linespoints "
+            f"title '{name}'" for i, (_, name) in enumerate(DIST_MODELS))
+        script += [f"set output 'distance-{op}.png'",
+                   f"set title 'Blocking {op} 8 B from unit 0 to each unit "
+                   "(simulated nodes, oversubscribed)'",
+                   "set xlabel 'target unit'", "set xtics 1",
+                   "set ylabel 'ns per operation'", f"plot {series}"]
+    gp = os.path.join(d, "plots.gp")
+    with open(gp, "w") as f:
+        f.write("\n".join(script) + "\n")
+    done = subprocess.run(["gnuplot", "plots.gp"], cwd=d,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        print("report.py: gnuplot failed:\n" + done.stderr, file=sys.stderr)
+        return False
+    return True
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[2] not in ("0", "1"):
+        print("usage: report.py DIR PLOTS(0|1)", file=sys.stderr)
+        return 2
+    d = sys.argv[1]
+    if not os.path.isdir(d):
+        print(f"report.py: no such directory: {d}", file=sys.stderr)
+        return 2
+    size_tab = latency_by_size(d)
+    dist_tab = latency_by_target(d)
+    groups = app_table(app_results(d))
+    if not size_tab and not groups:
+        print(f"report.py: no results in {d}", file=sys.stderr)
+        return 1
+    print(write_summary(d, size_tab, dist_tab, groups))
+    if sys.argv[2] == "1" and not plot(d, size_tab, dist_tab):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# The benchmark suite in one command: builds (Release, Open MPI) what it
+# needs, then runs side by side DART, plain MPI RMA and OpenSHMEM:
+#   - put/get latency by message size (and a raw shared-memory copy),
+#   - latency against target distance across simulated nodes,
+#   - RandomAccess GUP/s and stencil time per iteration,
+# at 2 units pinned to cores, plus an oversubscribed run (marked as such).
+# Writes CSV files, PNG plots (gnuplot) and summary.md with the ratios to
+# bench-results/<UTC time>/, and prints the summary.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+
+usage() {
+  cat <<EOF
+usage: scripts/bench.sh [--quick] [--units N] [--peers LIST] [--out DIR]
+                        [--publish] [--no-plots]
+  --quick       tiny sizes and few repetitions (a smoke run, ~1 minute)
+  --units N     also run the apps at N units, oversubscribed (4 to 16,
+                default 4; 0: skip)
+  --peers LIST  peers to compare against, comma-separated from mpi,shmem
+                (default: both; OpenSHMEM is skipped with a message when
+                oshcc is missing, unless named here explicitly)
+  --out DIR     result directory (default bench-results/<UTC time>)
+  --publish     also copy summary.md and the plots to bench-results/latest
+  --no-plots    skip the PNG plots
+Environment: OSHCC (default oshcc) names the OpenSHMEM compiler wrapper.
+EOF
+}
+
+die_usage() {
+  echo "bench.sh: $1" >&2
+  usage >&2
+  exit 2
+}
+
+quick=0 extra_units=4 peers="" peers_explicit=0 out="" publish=0 plots=1
+while (($#)); do
+  case "$1" in
+    --quick) quick=1 ;;
+    --publish) publish=1 ;;
+    --no-plots) plots=0 ;;
+    --units)
+      (($# >= 2)) || die_usage "--units needs a value"
+      [[ "$2" =~ ^[0-9]+$ ]] && { (($2 == 0)) || (($2 >= 4 && $2 <= 16)); } ||
+        die_usage "--units must be 0 or 4..16, not '$2'"
+      extra_units="$2"; shift ;;
+    --peers)
+      (($# >= 2)) || die_usage "--peers needs a value"
+      [[ "$2" =~ ^(mpi|shmem)(,(mpi|shmem))*$ ]] ||
+        die_usage "--peers takes mpi and/or shmem, comma-separated, not '$2'"
+      peers="$2" peers_explicit=1; shift ;;
+    --out)
+      (($# >= 2)) && [ -n "$2" ] || die_usage "--out needs a directory"
+      out="$2"; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) die_usage "unknown option '$1'" ;;
+  esac
+  shift
+done
+[ -n "$peers" ] || peers="mpi,shmem"
+want_mpi=0 want_shmem=0
+[[ ",$peers," == *,mpi,* ]] && want_mpi=1
+[[ ",$peers," == *,shmem,* ]] && want_shmem=1
+
+# Peers and tools, checked before anything is built.
+oshcc="${OSHCC:-oshcc}"
+if ((want_shmem)) && ! command -v "$oshcc" >/dev/null 2>&1; then
+  if ((peers_explicit)); then
+    echo "bench.sh: OpenSHMEM peer requested but '$oshcc' was not found" \
+         "(Debian: libopenmpi-dev; or set OSHCC)" >&2
+    exit 3
+  fi
+  echo "bench.sh: OpenSHMEM not found ('$oshcc'): skipping the OpenSHMEM peers"
+  want_shmem=0
+fi
+for tool in cmake mpiexec.openmpi python3; do
+  command -v "$tool" >/dev/null 2>&1 ||
+    { echo "bench.sh: '$tool' not found (scripts/install-deps.sh installs it)" >&2
+      exit 3; }
+done
+if ((plots)) && ! command -v gnuplot >/dev/null 2>&1; then
+  echo "bench.sh: gnuplot not found: no plots (scripts/install-deps.sh" \
+       "installs gnuplot-nox)"
+  plots=0
+fi
+
+[ -n "$out" ] || out="$root/bench-results/$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$out" || { echo "bench.sh: cannot create $out" >&2; exit 3; }
+out="$(cd "$out" && pwd)"
+source "$root/scripts/env.sh"
+# The one-sided components DART picks for itself, for the MPI peers too, so
+# that both sit on the same Open MPI transport.
+export OMPI_MCA_osc="${OMPI_MCA_osc:-sm,ucx}"
+
+# --- sizes -------------------------------------------------------------
+if ((quick)); then
+  lat_args=(--reps 3 --iters 50 --max-bytes 32768)
+  dist_args=(--reps 3 --iters 20 --max-bytes 65536)
+  ra_k=14 ra_k_over=12 st_n=256 st_iters=50 st_small=32 app_runs=1
+else
+  lat_args=(--reps 11 --iters 300)
+  dist_args=(--reps 7 --iters 200 --max-bytes 1048576)
+  ra_k=20 ra_k_over=16 st_n=1024 st_iters=300 st_small=64 app_runs=3
+fi
+dist_units=8 dist_per_node=4
+
+# --- build -------------------------------------------------------------
+build="$root/build/bench"
+targets=(bench-latency bench-distance random-access stencil)
+((want_mpi)) && targets+=(mpi-random-access mpi-stencil)
+((want_shmem)) && targets+=(shmem-latency shmem-random-access shmem-stencil)
+echo "== building ${targets[*]} (Release, Open MPI) in $build"
+cmake_flags=(-DCMAKE_BUILD_TYPE=Release -DDART_MPI_FLAVOUR=openmpi
+             -DDART_BUILD_TESTS=OFF)
+((want_shmem)) && cmake_flags+=(-DDART_OSHCC="$(command -v "$oshcc")")
+cmake -S "$root" -B "$build" "${cmake_flags[@]}" >"$out/build.log" 2>&1 &&
+  cmake --build "$build" -j 2 --target "${targets[@]}" >>"$out/build.log" 2>&1 ||
+  { tail -20 "$out/build.log" >&2; echo "bench.sh: build failed" >&2; exit 1; }
+bin() { find "$build" -type f -name "$1" -perm -u+x | head -1; }
+
+# --- runs --------------------------------------------------------------
+steps=2
+((want_shmem)) && steps=$((steps + 2))
+models=(dart)
+((want_mpi)) && models+=(mpi)
+((want_shmem)) && models+=(shmem)
+unit_counts=(2)
+((extra_units > 0)) && unit_counts+=("$extra_units")
+steps=$((steps + ${#models[@]} * ${#unit_counts[@]} * 2))
+step=0 t_start=$SECONDS
+# Other work on the machine skews every number: record how busy it was.
+{
+  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, mode: $([ $quick = 1 ] && echo quick || echo full)"
+  echo "MPI: $(mpiexec.openmpi --version 2>&1 | head -1), OMPI_MCA_osc=$OMPI_MCA_osc"
+  echo "load average (1/5/15 min) before the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$out/env.txt"
+progress() {
+  step=$((step + 1))
+  printf "[%2d/%d %4ds] %s\n" "$step" "$steps" $((SECONDS - t_start)) "$*"
+}
+
+# launch UNITS LOG PROGRAM ARGS...: pinned at 2 units, free when
+# oversubscribed. OpenSHMEM dies in shmem_finalize on this Open MPI, so the
+# exit status is not trusted: a run counts when it printed its result.
+launch() {
+  local n="$1" log="$2"
+  shift 2
+  local pin=()
+  ((n <= 2)) && pin=(--bind-to core)
+  mpiexec.openmpi -n "$n" "${pin[@]}" "$@" >"$log" 2>&1 || true
+}
+
+progress "latency by size: DART, MPI RMA, raw shm copy (2 units)"
+launch 2 "$out/latency-dart-mpi.log" "$(bin bench-latency)" \
+  "${lat_args[@]}" --csv "$out/latency-dart-mpi.csv"
+if ((want_shmem)); then
+  progress "latency by size: OpenSHMEM (2 PEs)"
+  launch 2 "$out/latency-shmem.log" "$(bin shmem-latency)" \
+    "${lat_args[@]}" --csv "$out/latency-shmem.csv"
+fi
+progress "latency by distance: DART, MPI RMA ($dist_units units," \
+         "$dist_per_node per simulated node, oversubscribed)"
+DART_UNITS_PER_NODE=$dist_per_node launch "$dist_units" \
+  "$out/distance-dart-mpi.log" "$(bin bench-distance)" "${dist_args[@]}" \
+  --csv "$out/distance-dart-mpi.csv"
+if ((want_shmem)); then
+  progress "latency by distance: OpenSHMEM ($dist_units PEs, oversubscribed)"
+  launch "$dist_units" "$out/distance-shmem.log" "$(bin shmem-latency)" \
+    --distance "${dist_args[@]}" --csv "$out/distance-shmem.csv"
+fi
+
+program_of() { # model kernel
+  case "$1" in
+    dart) bin "$2" ;;
+    mpi) bin "mpi-$2" ;;
+    shmem) bin "shmem-$2" ;;
+  esac
+}
+results="$out/apps.txt"
+: >"$results"
+for n in "${unit_counts[@]}"; do
+  over=no runs=$app_runs k=$ra_k
+  # Oversubscribed runs are a functional view: one run, a smaller table.
+  ((n > 2)) && over=yes runs=1 k=$ra_k_over
+  for m in "${models[@]}"; do
+    progress "RandomAccess $m, $n units (2^$k words per unit, $runs runs)"
+    for ((r = 1; r <= runs; ++r)); do
+      log="$out/ra-$m-u$n-$r.log"
+      launch "$n" "$log" "$(program_of "$m" random-access)" -k "$k"
+      grep '^RESULT' "$log" | sed "s/\$/ oversubscribed=$over/" >>"$results" ||
+        echo "   no result (see $log)"
+    done
+  done
+  for m in "${models[@]}"; do
+    progress "stencil $m, $n units (${st_n}^2 x $st_iters iterations;" \
+             "${st_small}^2 to convergence; $runs runs)"
+    for ((r = 1; r <= runs; ++r)); do
+      for args in "-n $st_n -i $st_iters -t 0" "-n $st_small"; do
+        log="$out/stencil-$m-u$n-n${args#-n }-$r.log"
+        log="${log// /_}"
+        # shellcheck disable=SC2086 # args is a list of flags
+        launch "$n" "$log" "$(program_of "$m" stencil)" $args
+        grep '^RESULT' "$log" | sed "s/\$/ oversubscribed=$over/" \
+          >>"$results" || echo "   no result (see $log)"
+      done
+    done
+  done
+done
+for log in "$out"/*shmem*.log; do
+  [ -e "$log" ] || continue
+  if grep -q 'signal 11' "$log"; then
+    echo "note: OpenSHMEM crashed in shmem_finalize (SIGSEGV) after" \
+         "printing its results, as on every run with this Open MPI"
+    break
+  fi
+done
+
+echo "load average (1/5/15 min) after the runs: $(cut -d' ' -f1-3 /proc/loadavg)" \
+  >>"$out/env.txt"
+
+# --- report ------------------------------------------------------------
+echo "== report in $out"
+python3 "$root/benchmarks/report.py" "$out" "$plots"
+if ((publish)); then
+  latest="$root/bench-results/latest"
+  mkdir -p "$latest"
+  cp "$out/summary.md" "$latest/"
+  cp "$out"/*.png "$latest/" 2>/dev/null || true
+  echo "published to $latest"
+fi
