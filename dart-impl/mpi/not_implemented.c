@@ -19,23 +19,6 @@ static dart_ret_t not_implemented(const char *call)
 
 
 
-/* --- team locks (dart_synchronization.h) --- */
-dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t *lock)
-{ NOT_IMPLEMENTED; }
-dart_ret_t dart_team_lock_destroy(dart_lock_t *lock)
-{ NOT_IMPLEMENTED; }
-dart_ret_t dart_lock_acquire(dart_lock_t lock)
-{ NOT_IMPLEMENTED; }
-dart_ret_t dart_lock_try_acquire(dart_lock_t lock, int32_t *result)
-{ NOT_IMPLEMENTED; }
-dart_ret_t dart_lock_release(dart_lock_t lock)
-{ NOT_IMPLEMENTED; }
-bool dart_lock_initialized(struct dart_lock_struct const *lock)
-{
-  /* No lock can exist yet, so none is backed by live memory. */
-  return false;
-}
-
 /* --- locality (dart_locality.h, dart_team_group.h) --- */
 dart_ret_t dart_team_locality_init(dart_team_t team)
 { NOT_IMPLEMENTED; }

@@ -1,5 +1,6 @@
 #include "team.h"
 #include "globmem.h"
+#include "lock.h"
 #include "runtime.h"
 
 #include <dash/dart/if/dart_team_group.h>
@@ -43,6 +44,7 @@ int team_rank_of_global(const struct team *team, dart_unit_t global)
 
 static void team_free_resources(struct team *team)
 {
+  locks_team_destroyed(team);
   team_segments_free(team);
   if (team->dynamic_win != MPI_WIN_NULL) {
     MPI_Win_unlock_all(team->dynamic_win);
@@ -318,7 +320,8 @@ int team_barrier(dart_team_t id)
   if (team->dynamic_win != MPI_WIN_NULL) {
     MPI_Win_sync(team->dynamic_win);
   }
-  int err = MPI_Barrier(team->comm);
+  int err = locks_need_polling() ? lock_polling_barrier(team->comm)
+                                 : MPI_Barrier(team->comm);
   if (team->dynamic_win != MPI_WIN_NULL) {
     MPI_Win_sync(team->dynamic_win);
   }

@@ -8,10 +8,6 @@
 int main(int argc, char **argv)
 {
   TEST_OK(dart_init(&argc, &argv));
-  dart_lock_t lock = DART_LOCK_NULL;
-  TEST_RET(dart_team_lock_init(DART_TEAM_ALL, &lock), DART_ERR_OTHER);
-  TEST_ASSERT(!dart_lock_initialized(lock));
-  TEST_RET(dart_lock_acquire(lock), DART_ERR_OTHER);
   TEST_RET(dart_team_locality_init(DART_TEAM_ALL), DART_ERR_OTHER);
   dart_domain_locality_t *domain = NULL;
   TEST_RET(dart_domain_team_locality(DART_TEAM_ALL, ".", &domain),
