@@ -96,7 +96,8 @@ void locks_poll(void);
 bool locks_need_polling(void);
 
 /* MPI_Barrier that keeps serving migration requests while it waits: a
- * remote unit may be waiting for one before it can reach the barrier. */
+ * remote unit may be waiting for one before it can reach the barrier.
+ * Collective; every member must call this or MPI_Barrier alike. */
 int lock_polling_barrier(MPI_Comm comm);
 
 /* The progress thread (DART_PROGRESS_THREAD=on): started while this unit

@@ -76,6 +76,8 @@ static dart_ret_t choose_home(const char *call, struct team *team, int k,
   return DART_OK;
 }
 
+static bool warned_cpu_mode;
+
 static const struct lock_ops *ops_for_mode(const char *call,
                                            const struct team *team)
 {
@@ -85,9 +87,11 @@ static const struct lock_ops *ops_for_mode(const char *call,
   case LOCK_MODE_MPI_WIN_LOCK:
     return &lock_ops_win_lock;
   case LOCK_MODE_CPU:
-    if (team->num_nodes > 1) {
+    if (team->num_nodes > 1 && !warned_cpu_mode) {
+      warned_cpu_mode = true;
       LOG_WARN(call, "DART_LOCK_MODE=cpu needs a team on one node; team %d "
-               "spans %d nodes, using hybrid", (int)team->id, team->num_nodes);
+               "spans %d nodes, using hybrid (warned once)", (int)team->id,
+               team->num_nodes);
     }
     return &lock_ops_hybrid;
   case LOCK_MODE_HYBRID:

@@ -73,6 +73,8 @@ static dart_ret_t migrate_to_net(const char *call, struct dart_lock_struct *l)
   atomic_store_explicit(&s->mode, HYBRID_MODE_NET, memory_order_relaxed);
   int64_t old;
   dart_ret_t ret = net_cas(call, l, NET_CPU_MODE_REQ, NET_UNLOCKED, &old);
+  LOG_DEBUG(call, "migration to network mode: %s",
+            old == NET_CPU_MODE_REQ ? "done" : "request was stale");
   if (ret != DART_OK || old != NET_CPU_MODE_REQ) {
     atomic_store_explicit(&s->mode, HYBRID_MODE_CPU, memory_order_relaxed);
   }

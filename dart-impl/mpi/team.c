@@ -320,8 +320,11 @@ int team_barrier(dart_team_t id)
   if (team->dynamic_win != MPI_WIN_NULL) {
     MPI_Win_sync(team->dynamic_win);
   }
-  int err = locks_need_polling() ? lock_polling_barrier(team->comm)
-                                 : MPI_Barrier(team->comm);
+  /* Across nodes, a unit may wait in a lock for a migration that only a
+   * home unit in this barrier can do; every member must make the same
+   * choice (a blocking and a non-blocking barrier do not match). */
+  int err = team->num_nodes > 1 ? lock_polling_barrier(team->comm)
+                                : MPI_Barrier(team->comm);
   if (team->dynamic_win != MPI_WIN_NULL) {
     MPI_Win_sync(team->dynamic_win);
   }
