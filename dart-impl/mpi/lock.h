@@ -34,6 +34,7 @@ struct lock_shm {
                                        lock holder migrates on release */
   _Atomic int      local_streak;    /* history policy: local acquisitions
                                        in network mode without a remote */
+  _Atomic uint32_t to_net, to_cpu;  /* migrations done (tests, benchmark) */
 };
 
 struct lock_ops;

@@ -77,6 +77,8 @@ static dart_ret_t migrate_to_net(const char *call, struct dart_lock_struct *l)
             old == NET_CPU_MODE_REQ ? "done" : "request was stale");
   if (ret != DART_OK || old != NET_CPU_MODE_REQ) {
     atomic_store_explicit(&s->mode, HYBRID_MODE_CPU, memory_order_relaxed);
+  } else {
+    atomic_fetch_add_explicit(&s->to_net, 1, memory_order_relaxed);
   }
   atomic_store_explicit(&s->migrate_pending, 0, memory_order_relaxed);
   return ret;
@@ -115,6 +117,7 @@ static dart_ret_t local_take_net(const char *call, struct dart_lock_struct *l,
   }
   if (back_to_cpu) {
     atomic_store_explicit(&s->mode, HYBRID_MODE_CPU, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->to_cpu, 1, memory_order_relaxed);
     atomic_store_explicit(&s->local_streak, 0, memory_order_relaxed);
   } else {
     l->net_held = true;
@@ -258,6 +261,8 @@ void hybrid_serve_request(struct dart_lock_struct *l)
   }
 }
 
+_Static_assert(sizeof(struct lock_shm) <= 64, "lock_shm spans one line");
+
 static dart_ret_t create_shm(const char *call, struct dart_lock_struct *l)
 {
   struct team *team = l->team;
@@ -281,6 +286,8 @@ static dart_ret_t create_shm(const char *call, struct dart_lock_struct *l)
     atomic_init(&l->shm->mode, HYBRID_MODE_CPU);
     atomic_init(&l->shm->migrate_pending, 0);
     atomic_init(&l->shm->local_streak, 0);
+    atomic_init(&l->shm->to_net, 0);
+    atomic_init(&l->shm->to_cpu, 0);
   }
   return DART_OK;
 }
