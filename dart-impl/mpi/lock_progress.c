@@ -24,7 +24,7 @@ static void sleep_ns(long ns)
 void lock_backoff_wait(struct lock_backoff *b, MPI_Comm comm)
 {
   unsigned round = b->rounds++;
-  if (round < 8) {
+  if (round < 16) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
@@ -37,12 +37,12 @@ void lock_backoff_wait(struct lock_backoff *b, MPI_Comm comm)
     int flag;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
   }
-  if (round < 24) {
-    sched_yield();
+  if (round < 512) {
+    sched_yield(); /* hands the core to a holder that shares it */
     return;
   }
-  unsigned shift = round - 24 > 6 ? 6 : round - 24;
-  sleep_ns(1000L << shift); /* 1 us .. 64 us */
+  unsigned shift = round - 512 > 4 ? 4 : round - 512;
+  sleep_ns(1000L << shift); /* 1 us .. 16 us */
 }
 
 bool locks_need_polling(void)
