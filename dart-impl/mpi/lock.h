@@ -55,7 +55,6 @@ struct dart_lock_struct {
   MPI_Win                net_win;     /* MPI_WIN_NULL on one-node teams */
   uint64_t               ticket;      /* CPU lock ticket I hold */
   bool                   net_held;    /* I hold the network word */
-  unsigned               poll_countdown;
 
   /* mpi-mcs / mpi-win-lock */
   MPI_Win                win;

@@ -15,11 +15,13 @@ static struct dart_lock_struct *live_locks;
 static struct dart_lock_struct *dead_locks;
 static pthread_mutex_t          registry_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-/* Locks created so far per team: the same sequence on every member
- * because init is collective, so all agree on each lock's home. */
+/* Per team: locks created so far (the same sequence on every member,
+ * init being collective, so all agree on each lock's home) and the node
+ * of every member, gathered at the team's first lock. */
 struct team_lock_count {
   dart_team_t             team_id;
   int                     created;
+  int                    *node_of;
   struct team_lock_count *next;
 };
 static struct team_lock_count *lock_counts;
@@ -28,39 +30,44 @@ static _Thread_local char thread_token;
 
 static uintptr_t my_token(void) { return (uintptr_t)&thread_token; }
 
-static int next_lock_index(dart_team_t team_id)
+static struct team_lock_count *team_count(const char *call,
+                                          struct team *team)
 {
   struct team_lock_count *c = lock_counts;
-  while (c != NULL && c->team_id != team_id) {
+  while (c != NULL && c->team_id != team->id) {
     c = c->next;
   }
-  if (c == NULL) {
-    c = calloc(1, sizeof *c);
-    if (c == NULL) {
-      return -1;
-    }
-    c->team_id = team_id;
-    c->next = lock_counts;
-    lock_counts = c;
+  if (c != NULL) {
+    return c;
   }
-  return c->created++;
-}
-
-/* Home of the k-th lock: nodes in turn first, then the units of that
- * node in turn, so many locks spread over nodes and units. */
-static dart_ret_t choose_home(const char *call, struct team *team, int k,
-                              int *home)
-{
+  c = calloc(1, sizeof *c);
   int *node_of = malloc((size_t)team->size * sizeof *node_of);
-  if (node_of == NULL) {
-    return report_error(DART_ERR_NOMEM, call, "out of memory");
+  if (c == NULL || node_of == NULL) {
+    free(c);
+    free(node_of);
+    report_error(DART_ERR_NOMEM, call, "out of memory");
+    return NULL;
   }
   int err = MPI_Allgather(&team->my_node, 1, MPI_INT, node_of, 1, MPI_INT,
                           team->comm);
   if (err != MPI_SUCCESS) {
+    free(c);
     free(node_of);
-    return report_mpi_error(call, "MPI_Allgather", err);
+    report_mpi_error(call, "MPI_Allgather", err);
+    return NULL;
   }
+  c->team_id = team->id;
+  c->node_of = node_of;
+  c->next = lock_counts;
+  lock_counts = c;
+  return c;
+}
+
+/* Home of the k-th lock: nodes in turn first, then the units of that
+ * node in turn, so many locks spread over nodes and units. */
+static void choose_home(const struct team *team, const int *node_of, int k,
+                        int *home)
+{
   int node = k % team->num_nodes, on_node = 0;
   for (int u = 0; u < team->size; ++u) {
     on_node += node_of[u] == node;
@@ -72,8 +79,6 @@ static dart_ret_t choose_home(const char *call, struct team *team, int k,
       break;
     }
   }
-  free(node_of);
-  return DART_OK;
 }
 
 static bool warned_cpu_mode;
@@ -125,12 +130,15 @@ dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t *lock)
   if (team == NULL) {
     return DART_ERR_INVAL;
   }
+  struct team_lock_count *count = team_count(__func__, team);
+  if (count == NULL) {
+    return DART_ERR_NOMEM;
+  }
   struct dart_lock_struct *l = calloc(1, sizeof *l);
-  int k = next_lock_index(teamid);
-  if (l == NULL || k < 0) {
-    free(l);
+  if (l == NULL) {
     return report_error(DART_ERR_NOMEM, __func__, "out of memory");
   }
+  int k = count->created++;
   l->ops = ops_for_mode(__func__, team);
   l->team_id = teamid;
   l->team = team;
@@ -139,11 +147,9 @@ dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t *lock)
   l->net_win = MPI_WIN_NULL;
   l->win = MPI_WIN_NULL;
   pthread_mutex_init(&l->mutex, NULL);
-  dart_ret_t ret = choose_home(__func__, team, k, &l->home);
-  if (ret == DART_OK) {
-    l->on_home_node = team->node_rank_of[l->home] >= 0;
-    ret = l->ops->create(__func__, l);
-  }
+  choose_home(team, count->node_of, k, &l->home);
+  l->on_home_node = team->node_rank_of[l->home] >= 0;
+  dart_ret_t ret = l->ops->create(__func__, l);
   if (ret != DART_OK) {
     pthread_mutex_destroy(&l->mutex);
     free(l);
@@ -293,6 +299,7 @@ void locks_team_destroyed(struct team *team)
     if ((*p)->team_id == team->id) {
       struct team_lock_count *gone = *p;
       *p = gone->next;
+      free(gone->node_of);
       free(gone);
       break;
     }

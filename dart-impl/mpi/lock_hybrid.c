@@ -187,12 +187,15 @@ static dart_ret_t remote_acquire(const char *call, struct dart_lock_struct *l,
   }
 }
 
-/* Home units serve migration requests every so many lock calls (and in
- * every wait): reading the network word costs an MPI atomic. */
-static void maybe_poll(struct dart_lock_struct *l)
+/* Home units serve migration requests every so many lock calls on any
+ * lock (and in every wait): reading a network word costs an MPI atomic. */
+static _Atomic unsigned poll_countdown = 16;
+
+static void maybe_poll(void)
 {
-  if (l->poll_countdown-- == 0) {
-    l->poll_countdown = 16;
+  if (atomic_fetch_sub_explicit(&poll_countdown, 1, memory_order_relaxed) ==
+      1) {
+    atomic_store_explicit(&poll_countdown, 16, memory_order_relaxed);
     locks_poll();
   }
 }
@@ -200,7 +203,7 @@ static void maybe_poll(struct dart_lock_struct *l)
 static dart_ret_t hybrid_try(const char *call, struct dart_lock_struct *l,
                              bool *got)
 {
-  maybe_poll(l);
+  maybe_poll();
   return l->on_home_node ? local_acquire(call, l, false, got)
                          : remote_acquire(call, l, false, got);
 }
@@ -208,7 +211,7 @@ static dart_ret_t hybrid_try(const char *call, struct dart_lock_struct *l,
 static dart_ret_t hybrid_acquire(const char *call, struct dart_lock_struct *l)
 {
   bool got = false;
-  maybe_poll(l);
+  maybe_poll();
   return l->on_home_node ? local_acquire(call, l, true, &got)
                          : remote_acquire(call, l, true, &got);
 }
@@ -232,7 +235,7 @@ static dart_ret_t hybrid_release(const char *call, struct dart_lock_struct *l)
   if (l->on_home_node) {
     ticket_release(l->shm, l->ticket);
   }
-  maybe_poll(l);
+  maybe_poll();
   return ret;
 }
 
@@ -352,7 +355,6 @@ static dart_ret_t hybrid_create(const char *call, struct dart_lock_struct *l)
     hybrid_free(l);
     return ret;
   }
-  l->poll_countdown = 16;
   if (multi_node && l->me == l->home) {
     locks_home_add(call, l);
   }

@@ -6,7 +6,10 @@
 #include "lock.h"
 #include "runtime.h"
 
-enum { MCS_TAIL = 0, MCS_NEXT = 1, MCS_BLOCKED = 2, MCS_WORDS = 3 };
+enum { MCS_TAIL = 0, MCS_NEXT = 1, MCS_BLOCKED = 2 };
+/* A whole cache line per unit: MPICH 4.0's shared-memory windows misplace
+ * RMA on members whose size is not a multiple of it (24 bytes failed). */
+enum { MCS_WORDS = 8 };
 #define MCS_NONE INT64_C(-1)
 
 static dart_ret_t mcs_cas(const char *call, struct dart_lock_struct *l,
