@@ -85,6 +85,8 @@ int main(int argc, char **argv)
       TEST_ASSERT(to_net <= to_cpu + 1);
     }
   }
+  /* Nobody starts the contended phase before the counts are read. */
+  TEST_OK(dart_barrier(DART_TEAM_ALL));
   STAGE("contended");
   increments(lock, counter, CONTENDED);
   TEST_OK(dart_barrier(DART_TEAM_ALL));
