@@ -187,15 +187,17 @@ static dart_ret_t remote_acquire(const char *call, struct dart_lock_struct *l,
   }
 }
 
-/* Home units serve migration requests every so many lock calls on any
- * lock (and in every wait): reading a network word costs an MPI atomic. */
-static _Atomic unsigned poll_countdown = 16;
+/* Home units serve migration requests every POLL_EVERY lock calls on any
+ * lock (and in every wait): reading a network word costs an MPI atomic,
+ * about 1 us on MPICH, which a 14 ns acquire+release must not pay often. */
+#define POLL_EVERY 128
+static _Atomic unsigned poll_countdown = POLL_EVERY;
 
 static void maybe_poll(void)
 {
   if (atomic_fetch_sub_explicit(&poll_countdown, 1, memory_order_relaxed) ==
       1) {
-    atomic_store_explicit(&poll_countdown, 16, memory_order_relaxed);
+    atomic_store_explicit(&poll_countdown, POLL_EVERY, memory_order_relaxed);
     locks_poll();
   }
 }
