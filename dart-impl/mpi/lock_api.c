@@ -210,17 +210,28 @@ static dart_ret_t check_usable(const char *call, struct dart_lock_struct *l)
   return DART_OK;
 }
 
+/* check_usable, and the calling thread must not hold the lock already
+ * (*held tells which of the two failed). */
+static dart_ret_t check_not_held(const char *call, struct dart_lock_struct *l,
+                                 bool *held)
+{
+  *held = false;
+  dart_ret_t ret = check_usable(call, l);
+  if (ret == DART_OK &&
+      atomic_load_explicit(&l->holder, memory_order_relaxed) == my_token()) {
+    *held = true;
+    ret = report_error(DART_ERR_INVAL, call, "the calling thread already "
+                       "holds this lock (locks are not recursive)");
+  }
+  return ret;
+}
+
 dart_ret_t dart_lock_acquire(dart_lock_t lock)
 {
-  dart_ret_t ret = check_usable(__func__, lock);
+  bool held;
+  dart_ret_t ret = check_not_held(__func__, lock, &held);
   if (ret != DART_OK) {
     return ret;
-  }
-  if (atomic_load_explicit(&lock->holder, memory_order_relaxed) ==
-      my_token()) {
-    return report_error(DART_ERR_INVAL, __func__,
-                        "the calling thread already holds this lock "
-                        "(locks are not recursive)");
   }
   ret = lock->ops->acquire(__func__, lock);
   if (ret == DART_OK) {
@@ -235,15 +246,11 @@ dart_ret_t dart_lock_try_acquire(dart_lock_t lock, int32_t *result)
     return report_error(DART_ERR_INVAL, __func__, "result is NULL");
   }
   *result = 0;
-  dart_ret_t ret = check_usable(__func__, lock);
+  bool held;
+  dart_ret_t ret = check_not_held(__func__, lock, &held);
   if (ret != DART_OK) {
+    *result = held ? 1 : 0;
     return ret;
-  }
-  if (atomic_load_explicit(&lock->holder, memory_order_relaxed) ==
-      my_token()) {
-    *result = 1;
-    return report_error(DART_ERR_INVAL, __func__,
-                        "the calling thread already holds this lock");
   }
   bool got = false;
   ret = lock->ops->try_acquire(__func__, lock, &got);

@@ -4,6 +4,7 @@
  * section (one lost update fails), on locks homed on every node, with
  * the counter on either side; try-acquire semantics; locks on a
  * sub-team; many locks on one team; a lock outliving its team. */
+#include "test_lock_counter.h"
 #include "test_stage.h"
 
 #include <stdint.h>
@@ -11,23 +12,6 @@
 #include <time.h>
 
 static int me, n;
-
-/* Counter i lives at team unit counter_unit(i) of segment `seg`. */
-static void locked_increments(dart_lock_t lock, dart_gptr_t counter,
-                              int iters)
-{
-  for (int i = 0; i < iters; ++i) {
-    S_OK(dart_lock_acquire(lock));
-    long long value = -1;
-    S_OK(dart_get_blocking(&value, counter, 1, DART_TYPE_LONGLONG,
-                           DART_TYPE_LONGLONG));
-    value += 1;
-    S_OK(dart_put_blocking(counter, &value, 1, DART_TYPE_LONGLONG,
-                           DART_TYPE_LONGLONG));
-    S_OK(dart_flush(counter));
-    S_OK(dart_lock_release(lock));
-  }
-}
 
 static long long read_counter(dart_gptr_t counter)
 {

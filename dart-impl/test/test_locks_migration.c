@@ -7,26 +7,12 @@
  * state. */
 #include "mpi/lock.h"
 #include "mpi/runtime.h"
+#include "test_lock_counter.h"
 #include "test_stage.h"
 
 #include <stdint.h>
 
 enum { ROUNDS = 10, PER_PHASE = 3, CONTENDED = 40 };
-
-static void increments(dart_lock_t lock, dart_gptr_t counter, int iters)
-{
-  for (int i = 0; i < iters; ++i) {
-    S_OK(dart_lock_acquire(lock));
-    long long value = -1;
-    S_OK(dart_get_blocking(&value, counter, 1, DART_TYPE_LONGLONG,
-                           DART_TYPE_LONGLONG));
-    ++value;
-    S_OK(dart_put_blocking(counter, &value, 1, DART_TYPE_LONGLONG,
-                           DART_TYPE_LONGLONG));
-    S_OK(dart_flush(counter));
-    S_OK(dart_lock_release(lock));
-  }
-}
 
 int main(int argc, char **argv)
 {
@@ -58,12 +44,12 @@ int main(int argc, char **argv)
   for (int r = 0; r < ROUNDS; ++r) {
     STAGE("round %d: remote side", r);
     if (!local_side) {
-      increments(lock, counter, PER_PHASE);
+      locked_increments(lock, counter, PER_PHASE);
     }
     S_OK(dart_barrier(DART_TEAM_ALL));
     STAGE("round %d: home side", r);
     if (local_side) {
-      increments(lock, counter, PER_PHASE);
+      locked_increments(lock, counter, PER_PHASE);
     }
     S_OK(dart_barrier(DART_TEAM_ALL));
   }
@@ -88,7 +74,7 @@ int main(int argc, char **argv)
   /* Nobody starts the contended phase before the counts are read. */
   TEST_OK(dart_barrier(DART_TEAM_ALL));
   STAGE("contended");
-  increments(lock, counter, CONTENDED);
+  locked_increments(lock, counter, CONTENDED);
   TEST_OK(dart_barrier(DART_TEAM_ALL));
   long long value = -1;
   TEST_OK(dart_get_blocking(&value, counter, 1, DART_TYPE_LONGLONG,

@@ -6,6 +6,7 @@
  * deadline. Then two threads per unit contend for one lock: a counter
  * incremented by plain get / add / put proves mutual exclusion among the
  * threads of a unit as well as among units. */
+#include "test_lock_counter.h"
 #include "test_nodes.h"
 #include "test_stage.h"
 
@@ -30,17 +31,7 @@ static double now_s(void)
 static void *worker(void *arg)
 {
   (void)arg;
-  for (int i = 0; i < ITERS; ++i) {
-    TEST_OK(dart_lock_acquire(lock));
-    long long value = -1;
-    TEST_OK(dart_get_blocking(&value, counter, 1, DART_TYPE_LONGLONG,
-                              DART_TYPE_LONGLONG));
-    ++value;
-    TEST_OK(dart_put_blocking(counter, &value, 1, DART_TYPE_LONGLONG,
-                              DART_TYPE_LONGLONG));
-    TEST_OK(dart_flush(counter));
-    TEST_OK(dart_lock_release(lock));
-  }
+  locked_increments(lock, counter, ITERS);
   return NULL;
 }
 
