@@ -92,8 +92,12 @@ void lock_backoff_wait(struct lock_backoff *b, MPI_Comm comm);
  * unit. Cheap when there are none; safe from any thread. */
 void locks_poll(void);
 /* Whether this unit is home of a hybrid lock reachable from other nodes
- * (then blocking waits elsewhere in DART should poll). */
-bool locks_need_polling(void);
+ * (then waits should poll). Inline: the lock fast path asks. */
+extern _Atomic int lock_home_count;
+static inline bool locks_need_polling(void)
+{
+  return atomic_load_explicit(&lock_home_count, memory_order_relaxed) > 0;
+}
 
 /* MPI_Barrier that keeps serving migration requests while it waits: a
  * remote unit may be waiting for one before it can reach the barrier.

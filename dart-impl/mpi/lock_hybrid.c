@@ -193,13 +193,20 @@ static dart_ret_t remote_acquire(const char *call, struct dart_lock_struct *l,
 #define POLL_EVERY 128
 static _Atomic unsigned poll_countdown = POLL_EVERY;
 
+/* Relaxed load and store, no read-modify-write: that would cost as much
+ * as the whole CPU-mode acquire (a count lost to a race is harmless). */
 static void maybe_poll(void)
 {
-  if (atomic_fetch_sub_explicit(&poll_countdown, 1, memory_order_relaxed) ==
-      1) {
-    atomic_store_explicit(&poll_countdown, POLL_EVERY, memory_order_relaxed);
-    locks_poll();
+  if (!locks_need_polling()) {
+    return;
   }
+  unsigned left = atomic_load_explicit(&poll_countdown, memory_order_relaxed);
+  if (left > 1) {
+    atomic_store_explicit(&poll_countdown, left - 1, memory_order_relaxed);
+    return;
+  }
+  atomic_store_explicit(&poll_countdown, POLL_EVERY, memory_order_relaxed);
+  locks_poll();
 }
 
 static dart_ret_t hybrid_try(const char *call, struct dart_lock_struct *l,

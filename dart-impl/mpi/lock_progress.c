@@ -9,7 +9,7 @@
 
 static struct dart_lock_struct *home_locks;
 static pthread_mutex_t          home_mutex = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic int              home_count;
+_Atomic int                     lock_home_count;
 
 static pthread_t   progress_thread;
 static bool        progress_running;
@@ -43,11 +43,6 @@ void lock_backoff_wait(struct lock_backoff *b, MPI_Comm comm)
   }
   unsigned shift = round - 512 > 4 ? 4 : round - 512;
   sleep_ns(1000L << shift); /* 1 us .. 16 us */
-}
-
-bool locks_need_polling(void)
-{
-  return atomic_load_explicit(&home_count, memory_order_relaxed) > 0;
 }
 
 /* Returns whether any lock was checked (some are homed here). */
@@ -143,7 +138,7 @@ void locks_home_add(const char *call, struct dart_lock_struct *lock)
   pthread_mutex_lock(&home_mutex);
   lock->next_home = home_locks;
   home_locks = lock;
-  atomic_fetch_add(&home_count, 1);
+  atomic_fetch_add(&lock_home_count, 1);
   pthread_mutex_unlock(&home_mutex);
   lock_progress_start(call);
 }
@@ -155,7 +150,7 @@ void locks_home_remove(struct dart_lock_struct *lock)
        p = &(*p)->next_home) {
     if (*p == lock) {
       *p = lock->next_home;
-      atomic_fetch_sub(&home_count, 1);
+      atomic_fetch_sub(&lock_home_count, 1);
       break;
     }
   }
