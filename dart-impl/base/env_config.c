@@ -30,6 +30,10 @@ static const struct choice lock_modes[] = {
   { "mpi-mcs", LOCK_MODE_MPI_MCS }, { "mpi-win-lock", LOCK_MODE_MPI_WIN_LOCK },
   { NULL, 0 }
 };
+static const struct choice lock_policies[] = {
+  { "seed", LOCK_POLICY_SEED }, { "history", LOCK_POLICY_HISTORY },
+  { NULL, 0 }
+};
 
 static const struct choice nodedb_locks[] = {
   { "2n", SHARED_RW_LOCK_2N }, { "rwlock", SHARED_RW_LOCK_PTHREAD },
@@ -40,7 +44,7 @@ static const char *const known_variables[] = {
   "DART_LOG_LEVEL", "DART_SHM_PATH", "DART_UNITS_PER_NODE",
   "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT",
   "DART_LOCAL_POOL_MIB", "DART_LOCAL_POOL_MAX_MIB", "DART_NODEDB_LOCK",
-  NULL
+  "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", NULL
 };
 
 static int read_choice(const char *var, const struct choice *choices,
@@ -110,6 +114,8 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   int shm = 1;
   int bootstrap = BOOTSTRAP_NODE_ROOTS;
   int lock = LOCK_MODE_HYBRID;
+  int policy = LOCK_POLICY_SEED;
+  int progress = 0;
   int units_per_node = 0;
   int count_limit = INT_MAX;
   int pool_mib = 64;
@@ -123,6 +129,9 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
       read_choice("DART_LOCK_MODE", lock_modes, &lock, why, why_len) ||
       read_choice("DART_NODEDB_LOCK", nodedb_locks, &nodedb_lock, why,
                   why_len) ||
+      read_choice("DART_LOCK_POLICY", lock_policies, &policy, why,
+                  why_len) ||
+      read_choice("DART_PROGRESS_THREAD", on_off, &progress, why, why_len) ||
       read_int("DART_UNITS_PER_NODE", 0, INT_MAX, &units_per_node, why,
                why_len) ||
       read_int("DART_MPI_COUNT_LIMIT", 1, INT_MAX, &count_limit, why,
@@ -138,6 +147,8 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   cfg->units_per_node     = units_per_node;
   cfg->bootstrap          = (enum bootstrap_mode)bootstrap;
   cfg->lock_mode          = (enum lock_mode)lock;
+  cfg->lock_policy        = (enum lock_policy)policy;
+  cfg->progress_thread    = progress != 0;
   cfg->mpi_count_limit    = count_limit;
   cfg->local_pool_mib     = pool_mib;
   cfg->local_pool_max_mib = pool_max_mib;

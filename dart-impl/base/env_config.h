@@ -23,12 +23,19 @@ enum lock_mode {
   LOCK_MODE_MPI_WIN_LOCK /* MPI_Win_lock(MPI_LOCK_EXCLUSIVE) */
 };
 
+enum lock_policy {
+  LOCK_POLICY_SEED,      /* remote request -> network, local -> CPU */
+  LOCK_POLICY_HISTORY    /* stay in network mode while remotes keep coming */
+};
+
 struct env_config {
   enum log_level      log_level;         /* DART_LOG_LEVEL */
   bool                shared_memory_path;/* DART_SHM_PATH */
   int                 units_per_node;    /* DART_UNITS_PER_NODE, 0 = real */
   enum bootstrap_mode bootstrap;         /* DART_BOOTSTRAP */
   enum lock_mode      lock_mode;         /* DART_LOCK_MODE */
+  enum lock_policy    lock_policy;       /* DART_LOCK_POLICY */
+  bool                progress_thread;   /* DART_PROGRESS_THREAD */
   int                 mpi_count_limit;   /* DART_MPI_COUNT_LIMIT */
   int                 local_pool_mib;    /* DART_LOCAL_POOL_MIB */
   int                 local_pool_max_mib;/* DART_LOCAL_POOL_MAX_MIB, 0 =

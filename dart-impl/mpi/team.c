@@ -1,6 +1,7 @@
 #include "team.h"
 #include "globmem.h"
 #include "locality_team.h"
+#include "lock.h"
 #include "runtime.h"
 
 #include <dash/dart/if/dart_team_group.h>
@@ -45,6 +46,7 @@ int team_rank_of_global(const struct team *team, dart_unit_t global)
 static void team_free_resources(struct team *team)
 {
   team_locality_free(team);
+  locks_team_destroyed(team);
   team_segments_free(team);
   if (team->dynamic_win != MPI_WIN_NULL) {
     MPI_Win_unlock_all(team->dynamic_win);
@@ -320,7 +322,11 @@ int team_barrier(dart_team_t id)
   if (team->dynamic_win != MPI_WIN_NULL) {
     MPI_Win_sync(team->dynamic_win);
   }
-  int err = MPI_Barrier(team->comm);
+  /* Across nodes, a unit may wait in a lock for a migration that only a
+   * home unit in this barrier can do; every member must make the same
+   * choice (a blocking and a non-blocking barrier do not match). */
+  int err = team->num_nodes > 1 ? lock_polling_barrier(team->comm)
+                                : MPI_Barrier(team->comm);
   if (team->dynamic_win != MPI_WIN_NULL) {
     MPI_Win_sync(team->dynamic_win);
   }

@@ -11,7 +11,8 @@
 static const char *const all_vars[] = {
   "DART_LOG_LEVEL", "DART_SHM_PATH", "DART_UNITS_PER_NODE",
   "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT",
-  "DART_LOCAL_POOL_MIB", "DART_NODEDB_LOCK", NULL
+  "DART_LOCAL_POOL_MIB", "DART_LOCAL_POOL_MAX_MIB", "DART_NODEDB_LOCK",
+  "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", NULL
 };
 
 int main(void)
@@ -30,6 +31,9 @@ int main(void)
   CHECK(cfg.mpi_count_limit == INT_MAX);
   CHECK(cfg.local_pool_mib == 64);
   CHECK(cfg.nodedb_lock == SHARED_RW_LOCK_2N);
+  CHECK(cfg.local_pool_max_mib == 0);
+  CHECK(cfg.lock_policy == LOCK_POLICY_SEED);
+  CHECK(!cfg.progress_thread);
 
   setenv("DART_LOG_LEVEL", "debug", 1);
   setenv("DART_SHM_PATH", "off", 1);
@@ -38,14 +42,20 @@ int main(void)
   setenv("DART_LOCK_MODE", "mpi-mcs", 1);
   setenv("DART_MPI_COUNT_LIMIT", "7", 1);
   setenv("DART_LOCAL_POOL_MIB", "2", 1);
+  setenv("DART_LOCAL_POOL_MAX_MIB", "128", 1);
+  setenv("DART_LOCK_POLICY", "history", 1);
+  setenv("DART_PROGRESS_THREAD", "on", 1);
   CHECK(env_config_read(&cfg, why, sizeof why) == 0);
   CHECK(cfg.local_pool_mib == 2);
+  CHECK(cfg.local_pool_max_mib == 128);
   CHECK(cfg.log_level == LOG_LEVEL_DEBUG);
   CHECK(!cfg.shared_memory_path);
   CHECK(cfg.units_per_node == 3);
   CHECK(cfg.bootstrap == BOOTSTRAP_NAIVE);
   CHECK(cfg.lock_mode == LOCK_MODE_MPI_MCS);
   CHECK(cfg.mpi_count_limit == 7);
+  CHECK(cfg.lock_policy == LOCK_POLICY_HISTORY);
+  CHECK(cfg.progress_thread);
   setenv("DART_BOOTSTRAP", "on-demand", 1);
   setenv("DART_LOCK_MODE", "mpi-win-lock", 1);
   CHECK(env_config_read(&cfg, why, sizeof why) == 0);
@@ -70,6 +80,9 @@ int main(void)
     { "DART_BOOTSTRAP", "fast", "node-roots" },
     { "DART_LOCK_MODE", "spin", "hybrid" },
     { "DART_NODEDB_LOCK", "mcs", "rwlock" },
+    { "DART_LOCAL_POOL_MAX_MIB", "-1", "DART_LOCAL_POOL_MAX_MIB" },
+    { "DART_LOCK_POLICY", "lru", "history" },
+    { "DART_PROGRESS_THREAD", "maybe", "off" },
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
     char *saved = getenv(bad[i].var) ? strdup(getenv(bad[i].var)) : NULL;

@@ -1,0 +1,380 @@
+/* Hybrid team lock (seed 002). On the home node a ticket lock in shared
+ * memory (CPU atomics only) and the mode word; in an MPI window at the
+ * home unit the 64-bit network word (MPI atomics only). In CPU mode the
+ * ticket decides the holder and the network word reads NET_CPU_MODE(_REQ);
+ * in network mode the network word holds the holder's id or NET_UNLOCKED.
+ * Only a unit holding the ticket and owning the network word (its value
+ * is not NET_UNLOCKED and not another holder) changes the mode, so one
+ * mechanism decides at every moment. Units on the home node always take
+ * the ticket first; in network mode they also take the network word (and,
+ * by policy, migrate the lock back to CPU mode). Remote units only use the
+ * network word; finding CPU mode they mark it NET_CPU_MODE_REQ, and the
+ * home unit (poll from DART calls or the progress thread) or the current
+ * ticket holder migrates the lock to network mode.
+ * DART_LOCK_MODE=cpu: the same on a one-node team, which has no network
+ * word at all. */
+#include "lock.h"
+#include "runtime.h"
+
+#include <stdlib.h>
+
+/* History policy: local acquisitions in network mode, none of which saw a
+ * remote holder, before a local unit migrates the lock back. */
+#define HISTORY_LOCAL_RUN 8
+
+static dart_ret_t net_cas(const char *call, struct dart_lock_struct *l,
+                          int64_t compare, int64_t value, int64_t *old)
+{
+  int err = MPI_Compare_and_swap(&value, &compare, old, MPI_INT64_T, l->home,
+                                 0, l->net_win);
+  if (err == MPI_SUCCESS) {
+    err = MPI_Win_flush(l->home, l->net_win);
+  }
+  return err == MPI_SUCCESS ? DART_OK
+                            : report_mpi_error(call, "MPI_Compare_and_swap",
+                                               err);
+}
+
+static dart_ret_t net_read(const char *call, struct dart_lock_struct *l,
+                           int64_t *value)
+{
+  int err = MPI_Fetch_and_op(NULL, value, MPI_INT64_T, l->home, 0,
+                             MPI_NO_OP, l->net_win);
+  if (err == MPI_SUCCESS) {
+    err = MPI_Win_flush(l->home, l->net_win);
+  }
+  return err == MPI_SUCCESS ? DART_OK
+                            : report_mpi_error(call, "MPI_Fetch_and_op", err);
+}
+
+static bool ticket_try(struct lock_shm *s, uint64_t *ticket)
+{
+  uint64_t now = atomic_load_explicit(&s->serving, memory_order_acquire);
+  uint64_t expect = now;
+  if (atomic_compare_exchange_strong_explicit(&s->next, &expect, now + 1,
+                                              memory_order_acquire,
+                                              memory_order_relaxed)) {
+    *ticket = now;
+    return true;
+  }
+  return false;
+}
+
+static void ticket_release(struct lock_shm *s, uint64_t ticket)
+{
+  atomic_store_explicit(&s->serving, ticket + 1, memory_order_release);
+}
+
+/* Holding the ticket in CPU mode after a remote unit asked: hand the lock
+ * to the network. A stale request (already served) changes nothing. */
+static dart_ret_t migrate_to_net(const char *call, struct dart_lock_struct *l)
+{
+  struct lock_shm *s = l->shm;
+  atomic_store_explicit(&s->mode, HYBRID_MODE_NET, memory_order_relaxed);
+  int64_t old;
+  dart_ret_t ret = net_cas(call, l, NET_CPU_MODE_REQ, NET_UNLOCKED, &old);
+  LOG_DEBUG(call, "migration to network mode: %s",
+            old == NET_CPU_MODE_REQ ? "done" : "request was stale");
+  if (ret != DART_OK || old != NET_CPU_MODE_REQ) {
+    atomic_store_explicit(&s->mode, HYBRID_MODE_CPU, memory_order_relaxed);
+  } else {
+    atomic_fetch_add_explicit(&s->to_net, 1, memory_order_relaxed);
+  }
+  atomic_store_explicit(&s->migrate_pending, 0, memory_order_relaxed);
+  return ret;
+}
+
+/* Holding the ticket in network mode: take the network word too, either
+ * as holder or (by policy) turning it back into CPU mode. */
+static dart_ret_t local_take_net(const char *call, struct dart_lock_struct *l,
+                                 bool blocking, bool *got)
+{
+  struct lock_shm *s = l->shm;
+  int streak = atomic_load_explicit(&s->local_streak, memory_order_relaxed);
+  bool back_to_cpu = runtime.env.lock_policy == LOCK_POLICY_SEED ||
+                     streak >= HISTORY_LOCAL_RUN;
+  int64_t want = back_to_cpu ? NET_CPU_MODE : l->me;
+  bool saw_remote = false;
+  struct lock_backoff backoff = { 0 };
+  for (;;) {
+    int64_t old;
+    dart_ret_t ret = net_cas(call, l, NET_UNLOCKED, want, &old);
+    if (ret != DART_OK) {
+      return ret;
+    }
+    if (old == NET_UNLOCKED) {
+      break;
+    }
+    if (old >= 0 && old < l->team->size &&
+        l->team->node_rank_of[old] < 0) {
+      saw_remote = true;
+    }
+    if (!blocking) {
+      *got = false;
+      return DART_OK;
+    }
+    lock_backoff_wait(&backoff, l->team->comm);
+  }
+  if (back_to_cpu) {
+    atomic_store_explicit(&s->mode, HYBRID_MODE_CPU, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->to_cpu, 1, memory_order_relaxed);
+    atomic_store_explicit(&s->local_streak, 0, memory_order_relaxed);
+  } else {
+    l->net_held = true;
+    atomic_store_explicit(&s->local_streak, saw_remote ? 0 : streak + 1,
+                          memory_order_relaxed);
+  }
+  *got = true;
+  return DART_OK;
+}
+
+static dart_ret_t local_acquire(const char *call, struct dart_lock_struct *l,
+                                bool blocking, bool *got)
+{
+  struct lock_shm *s = l->shm;
+  uint64_t ticket;
+  if (blocking) {
+    ticket = atomic_fetch_add_explicit(&s->next, 1, memory_order_relaxed);
+    struct lock_backoff backoff = { 0 };
+    while (atomic_load_explicit(&s->serving, memory_order_acquire) !=
+           ticket) {
+      lock_backoff_wait(&backoff, l->team->comm);
+    }
+  } else if (!ticket_try(s, &ticket)) {
+    *got = false;
+    return DART_OK;
+  }
+  l->ticket = ticket;
+  *got = true;
+  if (l->net_win == MPI_WIN_NULL ||
+      atomic_load_explicit(&s->mode, memory_order_relaxed) ==
+          HYBRID_MODE_CPU) {
+    return DART_OK;
+  }
+  dart_ret_t ret = local_take_net(call, l, blocking, got);
+  if (ret != DART_OK || !*got) {
+    ticket_release(s, ticket);
+  }
+  return ret;
+}
+
+static dart_ret_t remote_acquire(const char *call, struct dart_lock_struct *l,
+                                 bool blocking, bool *got)
+{
+  struct lock_backoff backoff = { 0 };
+  for (;;) {
+    int64_t old, ignored;
+    dart_ret_t ret = net_cas(call, l, NET_UNLOCKED, l->me, &old);
+    if (ret != DART_OK) {
+      return ret;
+    }
+    if (old == NET_UNLOCKED) {
+      l->net_held = true;
+      *got = true;
+      return DART_OK;
+    }
+    if (old == NET_CPU_MODE) {
+      ret = net_cas(call, l, NET_CPU_MODE, NET_CPU_MODE_REQ, &ignored);
+      if (ret != DART_OK) {
+        return ret;
+      }
+    }
+    if (!blocking) {
+      *got = false;
+      return DART_OK;
+    }
+    lock_backoff_wait(&backoff, l->team->comm);
+  }
+}
+
+/* Home units serve migration requests every POLL_EVERY lock calls on any
+ * lock (and in every wait): reading a network word costs an MPI atomic,
+ * about 1 us on MPICH, which a 14 ns acquire+release must not pay often. */
+#define POLL_EVERY 128
+static _Atomic unsigned poll_countdown = POLL_EVERY;
+
+/* Relaxed load and store, no read-modify-write: that would cost as much
+ * as the whole CPU-mode acquire (a count lost to a race is harmless). */
+static void maybe_poll(void)
+{
+  if (!locks_need_polling()) {
+    return;
+  }
+  unsigned left = atomic_load_explicit(&poll_countdown, memory_order_relaxed);
+  if (left > 1) {
+    atomic_store_explicit(&poll_countdown, left - 1, memory_order_relaxed);
+    return;
+  }
+  atomic_store_explicit(&poll_countdown, POLL_EVERY, memory_order_relaxed);
+  locks_poll();
+}
+
+static dart_ret_t hybrid_try(const char *call, struct dart_lock_struct *l,
+                             bool *got)
+{
+  maybe_poll();
+  return l->on_home_node ? local_acquire(call, l, false, got)
+                         : remote_acquire(call, l, false, got);
+}
+
+static dart_ret_t hybrid_acquire(const char *call, struct dart_lock_struct *l)
+{
+  bool got = false;
+  maybe_poll();
+  return l->on_home_node ? local_acquire(call, l, true, &got)
+                         : remote_acquire(call, l, true, &got);
+}
+
+static dart_ret_t hybrid_release(const char *call, struct dart_lock_struct *l)
+{
+  dart_ret_t ret = DART_OK;
+  if (l->net_held) {
+    int64_t old;
+    ret = net_cas(call, l, l->me, NET_UNLOCKED, &old);
+    if (ret == DART_OK && old != l->me) {
+      ret = report_error(DART_ERR_OTHER, call, "network lock word is %lld, "
+                         "expected this unit (%d)", (long long)old, l->me);
+    }
+    l->net_held = false;
+  } else if (l->net_win != MPI_WIN_NULL &&
+             atomic_load_explicit(&l->shm->migrate_pending,
+                                  memory_order_relaxed)) {
+    ret = migrate_to_net(call, l);
+  }
+  if (l->on_home_node) {
+    ticket_release(l->shm, l->ticket);
+  }
+  maybe_poll();
+  return ret;
+}
+
+/* Called by locks_poll for a lock homed here: a pending request is served
+ * now if the ticket is free, else by the ticket holder's release. */
+void hybrid_serve_request(struct dart_lock_struct *l)
+{
+  struct lock_shm *s = l->shm;
+  if (atomic_load_explicit(&s->mode, memory_order_relaxed) !=
+      HYBRID_MODE_CPU) {
+    return;
+  }
+  int64_t word;
+  if (net_read("locks_poll", l, &word) != DART_OK ||
+      word != NET_CPU_MODE_REQ) {
+    return;
+  }
+  atomic_store_explicit(&s->migrate_pending, 1, memory_order_relaxed);
+  uint64_t ticket;
+  if (ticket_try(s, &ticket)) {
+    if (atomic_load_explicit(&s->mode, memory_order_relaxed) ==
+        HYBRID_MODE_CPU) {
+      migrate_to_net("locks_poll", l);
+    }
+    ticket_release(s, ticket);
+  }
+}
+
+_Static_assert(sizeof(struct lock_shm) <= 64, "lock_shm spans one line");
+
+static dart_ret_t create_shm(const char *call, struct dart_lock_struct *l)
+{
+  struct team *team = l->team;
+  MPI_Aint bytes = team->node_rank == 0 ? (MPI_Aint)(2 * 64) : 0;
+  char *mine = NULL;
+  int err = MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, team->node_comm,
+                                    &mine, &l->shm_win);
+  if (err != MPI_SUCCESS) {
+    l->shm_win = MPI_WIN_NULL;
+    return report_mpi_error(call, "MPI_Win_allocate_shared", err);
+  }
+  MPI_Aint size;
+  int disp;
+  char *base = NULL;
+  MPI_Win_shared_query(l->shm_win, 0, &size, &disp, &base);
+  /* Some MPIs under-align shared memory: put the block on a line. */
+  l->shm = (struct lock_shm *)(((uintptr_t)base + 63) & ~(uintptr_t)63);
+  if (team->node_rank == 0) {
+    atomic_init(&l->shm->next, 0);
+    atomic_init(&l->shm->serving, 0);
+    atomic_init(&l->shm->mode, HYBRID_MODE_CPU);
+    atomic_init(&l->shm->migrate_pending, 0);
+    atomic_init(&l->shm->local_streak, 0);
+    atomic_init(&l->shm->to_net, 0);
+    atomic_init(&l->shm->to_cpu, 0);
+  }
+  return DART_OK;
+}
+
+static dart_ret_t create_net(const char *call, struct dart_lock_struct *l)
+{
+  struct team *team = l->team;
+  int64_t *word = NULL;
+  MPI_Aint bytes = l->me == l->home ? (MPI_Aint)sizeof(int64_t) : 0;
+  int err = MPI_Win_allocate(bytes, sizeof(int64_t), MPI_INFO_NULL,
+                             team->comm, &word, &l->net_win);
+  if (err != MPI_SUCCESS) {
+    l->net_win = MPI_WIN_NULL;
+    return report_mpi_error(call, "MPI_Win_allocate", err);
+  }
+  MPI_Win_set_errhandler(l->net_win, MPI_ERRORS_RETURN);
+  if (l->me == l->home) {
+    *word = NET_CPU_MODE; /* before anyone can access (barrier below) */
+  }
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, l->net_win);
+  MPI_Win_sync(l->net_win);
+  return DART_OK;
+}
+
+static void hybrid_free(struct dart_lock_struct *l)
+{
+  if (l->net_win != MPI_WIN_NULL) {
+    if (l->me == l->home) {
+      locks_home_remove(l);
+    }
+    MPI_Win_unlock_all(l->net_win);
+    MPI_Win_free(&l->net_win);
+  }
+  if (l->shm_win != MPI_WIN_NULL) {
+    MPI_Win_free(&l->shm_win);
+  }
+  l->shm = NULL;
+}
+
+static dart_ret_t hybrid_create(const char *call, struct dart_lock_struct *l)
+{
+  struct team *team = l->team;
+  bool multi_node = team->num_nodes > 1;
+  if (multi_node && !runtime.mpi_cas_works) {
+    return report_error(DART_ERR_OTHER, call, "hybrid locks across nodes "
+                        "need MPI_Compare_and_swap, unsafe with this Open MPI "
+                        "one-sided component (set OMPI_MCA_osc=sm,ucx)");
+  }
+  dart_ret_t ret = DART_OK;
+  /* Only the home node's units use the shared block. */
+  if (l->on_home_node) {
+    ret = create_shm(call, l);
+  }
+  if (ret == DART_OK && multi_node) {
+    ret = create_net(call, l);
+  }
+  int err = MPI_Barrier(team->comm);
+  if (ret == DART_OK && err != MPI_SUCCESS) {
+    ret = report_mpi_error(call, "MPI_Barrier", err);
+  }
+  if (ret != DART_OK) {
+    hybrid_free(l);
+    return ret;
+  }
+  if (multi_node && l->me == l->home) {
+    locks_home_add(call, l);
+  }
+  return DART_OK;
+}
+
+const struct lock_ops lock_ops_hybrid = {
+  .name = "hybrid",
+  .create = hybrid_create,
+  .free = hybrid_free,
+  .acquire = hybrid_acquire,
+  .try_acquire = hybrid_try,
+  .release = hybrid_release,
+};

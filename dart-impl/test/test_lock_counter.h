@@ -1,0 +1,25 @@
+/* The lock tests' proof of mutual exclusion: a counter in global memory
+ * incremented with a plain get / add / put inside the critical section,
+ * so two holders at once lose an update and the final value is short. */
+#ifndef DART_TEST_LOCK_COUNTER_H
+#define DART_TEST_LOCK_COUNTER_H
+
+#include "test_assert.h"
+
+static inline void locked_increments(dart_lock_t lock, dart_gptr_t counter,
+                                     int iters)
+{
+  for (int i = 0; i < iters; ++i) {
+    TEST_OK(dart_lock_acquire(lock));
+    long long value = -1;
+    TEST_OK(dart_get_blocking(&value, counter, 1, DART_TYPE_LONGLONG,
+                              DART_TYPE_LONGLONG));
+    ++value;
+    TEST_OK(dart_put_blocking(counter, &value, 1, DART_TYPE_LONGLONG,
+                              DART_TYPE_LONGLONG));
+    TEST_OK(dart_flush(counter));
+    TEST_OK(dart_lock_release(lock));
+  }
+}
+
+#endif

@@ -1,0 +1,100 @@
+/* Hybrid lock migrations (white-box: reads the home node's lock state).
+ * Rounds of "remote units take the lock, then home-node units do" force
+ * one migration each way per round under the seed policy, fewer under
+ * the history policy; a final phase has every unit contend at once. The
+ * counter each critical section increments with a plain get / add / put
+ * must come out exact, and the network word must be back to a valid
+ * state. */
+#include "mpi/lock.h"
+#include "mpi/runtime.h"
+#include "test_lock_counter.h"
+#include "test_stage.h"
+
+#include <stdint.h>
+
+enum { ROUNDS = 10, PER_PHASE = 3, CONTENDED = 40 };
+
+int main(int argc, char **argv)
+{
+  TEST_OK(dart_init(&argc, &argv));
+  dart_global_unit_t id;
+  size_t size;
+  TEST_OK(dart_myid(&id));
+  TEST_OK(dart_size(&size));
+  int n = (int)size;
+
+  dart_gptr_t g;
+  TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 1, DART_TYPE_LONGLONG,
+                                     &g));
+  dart_gptr_t mine = gptr_at(g, id.id, 0);
+  long long *local = NULL;
+  TEST_OK(dart_gptr_getaddr(mine, (void **)&local));
+  *local = 0;
+  dart_lock_t lock;
+  TEST_OK(dart_team_lock_init(DART_TEAM_ALL, &lock));
+  TEST_ASSERT(lock->ops == &lock_ops_hybrid);
+  TEST_EQ(lock->home, 0); /* the first lock of a team: unit 0 */
+  bool local_side = lock->on_home_node;
+  bool multi_node = lock->team->num_nodes > 1;
+  /* The counter sits with the last unit: on the far side when the
+   * team spans nodes. */
+  dart_gptr_t counter = gptr_at(g, n - 1, 0);
+  TEST_OK(dart_barrier(DART_TEAM_ALL));
+
+  for (int r = 0; r < ROUNDS; ++r) {
+    STAGE("round %d: remote side", r);
+    if (!local_side) {
+      locked_increments(lock, counter, PER_PHASE);
+    }
+    S_OK(dart_barrier(DART_TEAM_ALL));
+    STAGE("round %d: home side", r);
+    if (local_side) {
+      locked_increments(lock, counter, PER_PHASE);
+    }
+    S_OK(dart_barrier(DART_TEAM_ALL));
+  }
+  if (local_side) {
+    uint32_t to_net = atomic_load(&lock->shm->to_net);
+    uint32_t to_cpu = atomic_load(&lock->shm->to_cpu);
+    if (!multi_node) {
+      TEST_EQ(to_net, 0);
+      TEST_EQ(to_cpu, 0);
+    } else if (runtime.env.lock_policy == LOCK_POLICY_SEED) {
+      /* Each remote phase finds CPU mode and each home phase network
+       * mode: exactly one migration each way per round. */
+      TEST_EQ(to_net, ROUNDS);
+      TEST_EQ(to_cpu, ROUNDS);
+    } else {
+      /* History: stays in network mode across several home phases. */
+      TEST_ASSERT(to_net >= 1);
+      TEST_ASSERT(to_cpu < ROUNDS);
+      TEST_ASSERT(to_net <= to_cpu + 1);
+    }
+  }
+  /* Nobody starts the contended phase before the counts are read. */
+  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  STAGE("contended");
+  locked_increments(lock, counter, CONTENDED);
+  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  long long value = -1;
+  TEST_OK(dart_get_blocking(&value, counter, 1, DART_TYPE_LONGLONG,
+                            DART_TYPE_LONGLONG));
+  TEST_EQ(value, (long long)(ROUNDS * PER_PHASE + CONTENDED) * n);
+  if (lock->me == lock->home) {
+    int64_t word = 0;
+    MPI_Win win = lock->net_win;
+    if (win != MPI_WIN_NULL) {
+      MPI_Fetch_and_op(NULL, &word, MPI_INT64_T, lock->home, 0, MPI_NO_OP,
+                       win);
+      MPI_Win_flush(lock->home, win);
+      /* Nobody holds or waits: unlocked in one mode or the other. */
+      TEST_ASSERT(word == NET_UNLOCKED || word == NET_CPU_MODE);
+    }
+  }
+  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  TEST_OK(dart_team_lock_destroy(&lock));
+  TEST_OK(dart_team_memfree(g));
+  test_report_pass("test_locks_migration");
+  TEST_OK(dart_exit());
+  return 0;
+}
