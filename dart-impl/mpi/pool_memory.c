@@ -1,30 +1,20 @@
 /* Sparse node-shared reservations for the local pool (see the header).
- * Each unit's reservation is a POSIX shared-memory file truncated to the
- * full size: pages exist only where the pool commits them (fallocate),
- * so reserving costs address space, not memory. The files are unlinked
+ * Each unit's reservation is a /dev/shm file truncated to the full size:
+ * pages exist only where the pool commits them (fallocate), so reserving
+ * costs address space, not memory. The files are unlinked
  * as soon as every node peer has mapped them, so a crashed job leaves
  * nothing behind in /dev/shm. */
 #define _GNU_SOURCE /* fallocate */
 #include "pool_memory.h"
 #include "runtime.h"
+#include "../base/shm_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
-
-/* Name of a node member's file: unique per node and job through a nonce
- * the node root draws and shares. */
-static void file_name(char *name, size_t len, uint64_t nonce, int node_rank)
-{
-  snprintf(name, len, "/dart-pool-%016llx-%d", (unsigned long long)nonce,
-           node_rank);
-}
 
 int pool_memory_commit(int fd, size_t offset, size_t bytes)
 {
@@ -71,71 +61,40 @@ static int node_agree(MPI_Comm node_comm, int my_err)
   return worst;
 }
 
-/* Creates my file and backs its first `commit` bytes; errno or 0. */
-static int create_mine(const char *name, size_t reserve, size_t commit,
-                       int *fd)
-{
-  *fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-  if (*fd < 0) {
-    return errno;
-  }
-  if (ftruncate(*fd, (off_t)reserve) != 0) {
-    return errno;
-  }
-  return pool_memory_commit(*fd, 0, commit);
-}
-
-/* Maps node member `r`'s file; errno or 0. */
-static int map_member(const char *name, size_t reserve, int my_fd,
-                      bool mine, char **base)
-{
-  int fd = mine ? my_fd : shm_open(name, O_RDWR, 0600);
-  if (fd < 0) {
-    return errno;
-  }
-  void *p = mmap(NULL, reserve, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  int err = p == MAP_FAILED ? errno : 0;
-  if (!mine) {
-    close(fd);
-  }
-  *base = p == MAP_FAILED ? NULL : p;
-  return err;
-}
-
 dart_ret_t pool_memory_map(const char *call, MPI_Comm node_comm,
                            size_t reserve, size_t commit, int *fd,
                            char ***node_bases)
 {
-  *fd = -1;
   *node_bases = NULL;
   int node_rank, node_size;
   MPI_Comm_rank(node_comm, &node_rank);
   MPI_Comm_size(node_comm, &node_size);
-  uint64_t nonce = ((uint64_t)getpid() << 32) ^
-                   (uint64_t)time(NULL) ^ (uint64_t)clock();
-  MPI_Bcast(&nonce, 1, MPI_UINT64_T, 0, node_comm);
-
-  char name[64];
-  file_name(name, sizeof name, nonce, node_rank);
-  int err = create_mine(name, reserve, commit, fd);
+  char mine[SHM_FILE_PATH_MAX] = "";
+  *fd = shm_file_create("dart-pool", reserve, mine);
+  int err = *fd < 0 ? errno : pool_memory_commit(*fd, 0, commit);
   const char *step = "create";
+  char (*paths)[SHM_FILE_PATH_MAX] = malloc((size_t)node_size * sizeof *paths);
+  char **bases = calloc((size_t)node_size, sizeof *bases);
+  if (err == 0 && (paths == NULL || bases == NULL)) {
+    err = ENOMEM;
+  }
   int agreed = node_agree(node_comm, err);
-  char **bases = NULL;
   if (agreed == 0) {
     step = "map";
-    bases = calloc((size_t)node_size, sizeof *bases);
-    err = bases == NULL ? ENOMEM : 0;
+    MPI_Allgather(mine, SHM_FILE_PATH_MAX, MPI_CHAR, paths,
+                  SHM_FILE_PATH_MAX, MPI_CHAR, node_comm);
     for (int r = 0; err == 0 && r < node_size; ++r) {
-      char peer[64];
-      file_name(peer, sizeof peer, nonce, r);
-      err = map_member(peer, reserve, *fd, r == node_rank, &bases[r]);
+      bases[r] = r == node_rank ? shm_file_map_fd(*fd, reserve)
+                                : shm_file_map(paths[r], reserve);
+      err = bases[r] == NULL ? errno : 0;
     }
     /* The agreement doubles as the barrier after which nobody opens a
      * file by name any more. */
     agreed = node_agree(node_comm, err);
   }
+  free(paths);
   if (*fd >= 0) {
-    shm_unlink(name);
+    unlink(mine);
   }
   if (agreed != 0) {
     pool_memory_unmap(bases, node_size, reserve);
