@@ -26,7 +26,9 @@ struct team_lock_count {
 };
 static struct team_lock_count *lock_counts;
 
-static _Thread_local char thread_token;
+/* initial-exec: the default model for a shared library calls
+ * __tls_get_addr, a tenth of an uncontended acquire+release. */
+static _Thread_local char thread_token __attribute__((tls_model("initial-exec")));
 
 static uintptr_t my_token(void) { return (uintptr_t)&thread_token; }
 
