@@ -4,6 +4,7 @@
 #include "bootstrap.h"
 #include "datatype.h"
 #include "local_pool.h"
+#include "target.h"
 #include "onesided.h"
 #include "operation.h"
 #include "team.h"
@@ -122,6 +123,11 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
   }
   MPI_Comm_set_errhandler(runtime.user_p2p_comm, MPI_ERRORS_RETURN);
 
+  if (!target_key_layout_ok()) {
+    ret = report_error(DART_ERR_OTHER, call, "unsupported ABI: dart_gptr_t's "
+                       "bit fields are not laid out as this build assumes");
+    goto fail_comms;
+  }
   if ((ret = datatype_module_init(call)) != DART_OK) {
     goto fail_comms;
   }

@@ -36,6 +36,17 @@ dart_ret_t target_report_invalid(const char *call, dart_gptr_t gptr,
                       seg->sizes[unit], (int)seg->id);
 }
 
+bool target_key_layout_ok(void)
+{
+  dart_gptr_t a = { .unitid = 0x654321, .flags = 0xff, .segid = -2,
+                    .teamid = 7 };
+  dart_gptr_t b = a;
+  b.flags = 0;
+  uint64_t expect = (uint64_t)0x654321 | ((uint64_t)(uint16_t)-2 << 32) |
+                    ((uint64_t)7 << 48);
+  return target_cache_key(a) == expect && target_cache_key(b) == expect;
+}
+
 void target_progress_probe(void)
 {
   int flag;

@@ -9,6 +9,8 @@
 
 #include <dash/dart/if/dart_globmem.h>
 
+#include <string.h>
+
 struct target {
   struct team    *team;
   struct segment *segment;
@@ -68,11 +70,18 @@ extern __thread struct direct_target_cache target_cache
   __attribute__((tls_model("initial-exec")));
 extern atomic_uint segment_generation;
 
+/* The gptr's first 8 bytes without the flags byte: unit (24 bits),
+ * segment and team, one AND instead of three bit-field extractions (the
+ * bit-field layout is checked once at init, target_key_layout_ok). */
 static inline uint64_t target_cache_key(dart_gptr_t gptr)
 {
-  return ((uint64_t)(uint32_t)(gptr.unitid & 0xffffff) << 32) |
-         ((uint64_t)(uint16_t)gptr.segid << 16) | (uint16_t)gptr.teamid;
+  uint64_t head;
+  memcpy(&head, &gptr, sizeof head);
+  return head & ~((uint64_t)0xff << 24);
 }
+
+/* Whether target_cache_key sees exactly unit, segment and team. */
+bool target_key_layout_ok(void);
 
 /* The direct address of `span` bytes at `gptr` if this thread's cache
  * holds its portion, else NULL (then resolve the slow way). */
