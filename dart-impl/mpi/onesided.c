@@ -55,11 +55,23 @@ static inline void direct_copy(void *dst, const void *src, size_t bytes)
   }
 }
 
+/* A blocking put through shared memory is complete once its stores are
+ * globally visible: a full fence keeps later loads (a flag another unit
+ * sets in reply, say) from overtaking them. It also drains the store
+ * buffer, which spares the next loads 4K-aliasing stalls against it. */
+static inline void direct_put_completed(bool complete)
+{
+  if (complete) {
+    atomic_thread_fence(memory_order_seq_cst);
+  }
+}
+
 /* The cheapest case, tried before anything else: one basic type on both
  * sides, to the portion this thread accessed last. True when done. */
 static inline __attribute__((always_inline)) bool
-try_cached_direct(bool is_put, void *local, dart_gptr_t gptr, size_t nelem,
-                  dart_datatype_t src_type, dart_datatype_t dst_type)
+try_cached_direct(bool is_put, bool complete, void *local, dart_gptr_t gptr,
+                  size_t nelem, dart_datatype_t src_type,
+                  dart_datatype_t dst_type)
 {
   if (src_type != dst_type || !datatype_is_basic_id(src_type) ||
       local == NULL || nelem == 0 ||
@@ -73,6 +85,7 @@ try_cached_direct(bool is_put, void *local, dart_gptr_t gptr, size_t nelem,
   }
   if (is_put) {
     direct_copy(direct, local, bytes);
+    direct_put_completed(complete);
   } else {
     direct_copy(local, direct, bytes);
   }
@@ -110,6 +123,7 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
     }
     if (direct != NULL) {
       direct_copy(is_put ? direct : local, is_put ? local : direct, bytes);
+      direct_put_completed(is_put && completion == COMPLETE);
       target_direct_progress();
       return DART_OK;
     }
@@ -137,6 +151,7 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
   if (t.direct != NULL) {
     if (is_put) {
       datatype_copy(t.direct, dst, local, src, nelem);
+      direct_put_completed(completion == COMPLETE);
     } else {
       datatype_copy(local, dst, t.direct, src, nelem);
     }
@@ -215,7 +230,8 @@ dart_ret_t dart_get(void *dest, dart_gptr_t gptr, size_t nelem,
                     dart_datatype_t src_type, dart_datatype_t dst_type)
 {
   REQUIRE_INIT();
-  if (try_cached_direct(false, dest, gptr, nelem, src_type, dst_type)) {
+  if (try_cached_direct(false, false, dest, gptr, nelem, src_type,
+                        dst_type)) {
     return DART_OK;
   }
   return dart_get_slow(dest, gptr, nelem, src_type, dst_type);
@@ -225,7 +241,8 @@ dart_ret_t dart_put(dart_gptr_t gptr, const void *src, size_t nelem,
                     dart_datatype_t src_type, dart_datatype_t dst_type)
 {
   REQUIRE_INIT();
-  if (try_cached_direct(true, (void *)src, gptr, nelem, src_type, dst_type)) {
+  if (try_cached_direct(true, false, (void *)src, gptr, nelem, src_type,
+                        dst_type)) {
     return DART_OK;
   }
   return dart_put_slow((void *)src, gptr, nelem, src_type, dst_type);
@@ -236,7 +253,8 @@ dart_ret_t dart_get_blocking(void *dest, dart_gptr_t gptr, size_t nelem,
                              dart_datatype_t dst_type)
 {
   REQUIRE_INIT();
-  if (try_cached_direct(false, dest, gptr, nelem, src_type, dst_type)) {
+  if (try_cached_direct(false, true, dest, gptr, nelem, src_type,
+                        dst_type)) {
     return DART_OK;
   }
   return dart_get_blocking_slow(dest, gptr, nelem, src_type, dst_type);
@@ -247,7 +265,8 @@ dart_ret_t dart_put_blocking(dart_gptr_t gptr, const void *src, size_t nelem,
                              dart_datatype_t dst_type)
 {
   REQUIRE_INIT();
-  if (try_cached_direct(true, (void *)src, gptr, nelem, src_type, dst_type)) {
+  if (try_cached_direct(true, true, (void *)src, gptr, nelem, src_type,
+                        dst_type)) {
     return DART_OK;
   }
   return dart_put_blocking_slow((void *)src, gptr, nelem, src_type,
