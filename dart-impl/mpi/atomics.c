@@ -286,7 +286,7 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
     return report_error(DART_ERR_INVAL, call, "operand buffer is NULL");
   }
   size_t elem = datatype_get(dtype)->base_size;
-  struct target t;
+  struct target t = { 0 };
   if (target_resolve(call, gptr, nelem * elem, &t) != DART_OK) {
     return DART_ERR_INVAL;
   }
@@ -385,7 +385,7 @@ dart_ret_t dart_compare_and_swap(dart_gptr_t gptr, const void *value,
     return report_error(DART_ERR_INVAL, __func__,
                         "value, compare or result is NULL");
   }
-  struct target t;
+  struct target t = { 0 };
   if (target_resolve(__func__, gptr, datatype_get(dtype)->base_size, &t) !=
       DART_OK) {
     return DART_ERR_INVAL;

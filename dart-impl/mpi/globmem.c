@@ -279,8 +279,8 @@ dart_ret_t dart_team_memalloc_aligned(dart_team_t teamid, size_t nelem,
                                       dart_gptr_t *gptr)
 {
   REQUIRE_INIT();
-  struct team *team;
-  struct segment *seg;
+  struct team *team = NULL;
+  struct segment *seg = NULL;
   dart_ret_t ret = begin_segment(__func__, teamid, nelem, dtype, false, gptr,
                                  &team, &seg);
   if (ret != DART_OK) {
@@ -294,8 +294,8 @@ dart_ret_t dart_team_memregister(dart_team_t teamid, size_t nlelem,
                                  dart_gptr_t *gptr)
 {
   REQUIRE_INIT();
-  struct team *team;
-  struct segment *seg;
+  struct team *team = NULL;
+  struct segment *seg = NULL;
   dart_ret_t ret = begin_segment(__func__, teamid, nlelem, dtype, true, gptr,
                                  &team, &seg);
   if (ret != DART_OK) {
@@ -379,7 +379,7 @@ dart_ret_t dart_gptr_getaddr(const dart_gptr_t gptr, void **addr)
     return report_error(DART_ERR_INVAL, __func__, "addr is NULL");
   }
   *addr = NULL;
-  struct team *team;
+  struct team *team = NULL;
   struct segment *seg = my_segment(__func__, gptr, &team);
   if (seg == NULL) {
     return DART_ERR_INVAL;
@@ -396,7 +396,7 @@ dart_ret_t dart_gptr_setaddr(dart_gptr_t *gptr, void *addr)
   if (gptr == NULL) {
     return report_error(DART_ERR_INVAL, __func__, "gptr is NULL");
   }
-  struct team *team;
+  struct team *team = NULL;
   struct segment *seg = my_segment(__func__, *gptr, &team);
   if (seg == NULL) {
     return DART_ERR_INVAL;
@@ -418,7 +418,7 @@ dart_ret_t dart_gptr_getflags(dart_gptr_t gptr, uint16_t *flags)
     return report_error(DART_ERR_INVAL, __func__, "flags is NULL");
   }
   *flags = 0;
-  struct team *team;
+  struct team *team = NULL;
   struct segment *seg = my_segment(__func__, gptr, &team);
   if (seg == NULL) {
     return DART_ERR_INVAL;
@@ -433,7 +433,7 @@ dart_ret_t dart_gptr_setflags(dart_gptr_t *gptr, uint16_t flags)
   if (gptr == NULL) {
     return report_error(DART_ERR_INVAL, __func__, "gptr is NULL");
   }
-  struct team *team;
+  struct team *team = NULL;
   struct segment *seg = my_segment(__func__, *gptr, &team);
   if (seg == NULL) {
     return DART_ERR_INVAL;

@@ -112,7 +112,7 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
     size_t bytes = nelem * datatype_basic_size(src_type);
     char *direct = target_cached(gptr, bytes);
     if (direct == NULL) {
-      struct target t;
+      struct target t = { 0 };
       if (target_resolve(call, gptr, bytes, &t) != DART_OK) {
         return DART_ERR_INVAL;
       }
@@ -143,7 +143,7 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
   }
   const struct datatype *remote_type = is_put ? dst : src;
   const struct datatype *local_type = is_put ? src : dst;
-  struct target t;
+  struct target t = { 0 };
   if (target_resolve(call, gptr, datatype_span_bytes(remote_type, nelem),
                      &t) != DART_OK) {
     return DART_ERR_INVAL;
