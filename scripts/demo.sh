@@ -11,5 +11,11 @@ build="$root/build/openmpi"
 echo "=== team-demo on $units units"
 mpiexec.openmpi -n "$units" "$build/apps/team-demo/team-demo"
 echo
+echo "=== random-access (HPCC RandomAccess, 2^18 words per unit) on $units units"
+mpiexec.openmpi -n "$units" "$build/apps/random-access/random-access" -k 18
+echo
+echo "=== stencil (256 x 256 Poisson, red-black Gauss-Seidel, checked against a serial solve) on $units units"
+mpiexec.openmpi -n "$units" "$build/apps/stencil/stencil" -n 256 --verify
+echo
 echo "=== bench-collectives on 2 units (DART vs plain MPI)"
 mpiexec.openmpi -n 2 --bind-to core "$build/benchmarks/bench-collectives"
