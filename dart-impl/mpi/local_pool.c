@@ -304,10 +304,7 @@ dart_ret_t dart_allocator_new(size_t pool_size, dart_team_t team,
     return report_error(DART_ERR_INVAL, __func__,
                         "pool_size %zu is out of range", pool_size);
   }
-  size_t rounded = BUDDY_MIN_BLOCK;
-  while (rounded < pool_size) {
-    rounded <<= 1; /* spec: round up to a power of two */
-  }
+  size_t rounded = round_up_pow2(pool_size); /* spec: a power of two */
   struct allocator *alloc = calloc(1, sizeof *alloc);
   if (alloc == NULL) {
     return report_error(DART_ERR_NOMEM, __func__, "out of memory");
