@@ -98,16 +98,10 @@ static void cycle(int c, long *scratch)
 
 int main(int argc, char **argv)
 {
-  TEST_OK(dart_init(&argc, &argv));
+  test_start(&argc, &argv, &me, &n);
   TEST_ASSERT(argc == 2);
   int cycles = atoi(argv[1]);
   TEST_ASSERT(cycles >= 200);
-  dart_global_unit_t gme;
-  size_t size;
-  TEST_OK(dart_myid(&gme));
-  TEST_OK(dart_size(&size));
-  me = gme.id;
-  n = (int)size;
   long scratch[16];
 
   const int warmup = 100;

@@ -62,6 +62,19 @@ static inline void test_report_pass(const char *name)
 #define TEST_RET(call, code) TEST_EQ(call, code)
 #define TEST_OK(call) TEST_EQ(call, DART_OK)
 
+/* dart_init, then this unit's global id and the number of units: the
+ * opening of every MPI test program. */
+static inline void test_start(int *argc, char ***argv, int *me, int *n)
+{
+  TEST_OK(dart_init(argc, argv));
+  dart_global_unit_t id;
+  size_t size;
+  TEST_OK(dart_myid(&id));
+  TEST_OK(dart_size(&size));
+  *me = id.id;
+  *n = (int)size;
+}
+
 /* The tests' usual sub-team: the odd units and the last one ({0}, {1},
  * {1, 2}, {1, 3} at 1-4 units), so it leaves unit 0 out where it can and
  * team ids differ from global ids. */

@@ -973,13 +973,7 @@ static void test_subteam(void)
 
 int main(int argc, char **argv)
 {
-  TEST_OK(dart_init(&argc, &argv));
-  dart_global_unit_t gme;
-  size_t gsize;
-  TEST_OK(dart_myid(&gme));
-  TEST_OK(dart_size(&gsize));
-  me = gme.id;
-  n = (int)gsize;
+  test_start(&argc, &argv, &me, &n);
   TEST_ASSERT(n <= 16);
 
   sub = test_subteam_create(n);

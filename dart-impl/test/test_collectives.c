@@ -1299,12 +1299,8 @@ static void run_team(const struct team_ctx *c)
 
 int main(int argc, char **argv)
 {
-  TEST_OK(dart_init(&argc, &argv));
-  dart_global_unit_t gme;
-  size_t gsize;
-  TEST_OK(dart_myid(&gme));
-  TEST_OK(dart_size(&gsize));
-  int me = gme.id, n = (int)gsize;
+  int me, n;
+  test_start(&argc, &argv, &me, &n);
 
   /* The sub-team: odd units and the last one ({0} at 1 unit, {1} at 2,
    * {1, 2} at 3, {1, 3} at 4), so team and global ids differ. */

@@ -1173,13 +1173,7 @@ static void test_alloc_errors(void)
 
 int main(int argc, char **argv)
 {
-  TEST_OK(dart_init(&argc, &argv));
-  dart_global_unit_t gme;
-  size_t gsize;
-  TEST_OK(dart_myid(&gme));
-  TEST_OK(dart_size(&gsize));
-  me = gme.id;
-  n = (int)gsize;
+  test_start(&argc, &argv, &me, &n);
 
   sub = test_subteam_create(n);
   TEST_EQ(sub != DART_TEAM_NULL, test_subteam_member(me, n));

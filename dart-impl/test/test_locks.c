@@ -182,13 +182,7 @@ static void test_many_locks(int nlocks, int rounds)
 
 int main(int argc, char **argv)
 {
-  TEST_OK(dart_init(&argc, &argv));
-  dart_global_unit_t id;
-  size_t size;
-  TEST_OK(dart_myid(&id));
-  TEST_OK(dart_size(&size));
-  me = id.id;
-  n = (int)size;
+  test_start(&argc, &argv, &me, &n);
   /* --quick: fewer iterations and locks (each lock costs MPI windows) for
    * the registrations of the baselines, slow where MPI needs the target's
    * progress. */

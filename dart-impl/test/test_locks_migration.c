@@ -16,17 +16,13 @@ enum { ROUNDS = 10, PER_PHASE = 3, CONTENDED = 40 };
 
 int main(int argc, char **argv)
 {
-  TEST_OK(dart_init(&argc, &argv));
-  dart_global_unit_t id;
-  size_t size;
-  TEST_OK(dart_myid(&id));
-  TEST_OK(dart_size(&size));
-  int n = (int)size;
+  int me, n;
+  test_start(&argc, &argv, &me, &n);
 
   dart_gptr_t g;
   TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 1, DART_TYPE_LONGLONG,
                                      &g));
-  dart_gptr_t mine = gptr_at(g, id.id, 0);
+  dart_gptr_t mine = gptr_at(g, me, 0);
   long long *local = NULL;
   TEST_OK(dart_gptr_getaddr(mine, (void **)&local));
   *local = 0;

@@ -46,24 +46,15 @@ static const char *tname(dart_datatype_t t)
   return name != NULL ? name : "other";
 }
 
-/* Element i of the data identified by `k`, exact in type t. */
+/* Element i of the data identified by `k`, exact in type t: the shared
+ * pattern, with bytes spread over negative values as well. */
 static long double pattern(dart_datatype_t t, int k, size_t i)
 {
-  long long kk = k, j = (long long)i;
-  long long base = kk * 4099 + j * 3 + 1;
-  switch (t) {
-  case DART_TYPE_BYTE:
-    return (long double)((kk * 37 + j * 11 + 5) % 251 - 125);
-  case DART_TYPE_SHORT:
-    return (long double)((kk * 1009 + j * 7 + 3) % 30000 - 15000);
-  case DART_TYPE_UINT: case DART_TYPE_ULONG: case DART_TYPE_ULONGLONG:
-    return (long double)base;
-  case DART_TYPE_FLOAT: case DART_TYPE_DOUBLE: case DART_TYPE_LONG_DOUBLE:
-    return (long double)((kk & 1) ? -base : base) +
-           0.25L * (long double)(j % 4);
-  default:
-    return (long double)(((kk + j) & 1) ? -base : base);
+  if (t == DART_TYPE_BYTE) {
+    return (long double)(((long long)k * 37 + (long long)i * 11 + 5) % 251 -
+                         125);
   }
+  return basic_pattern(t, k, i);
 }
 
 static void fill(dart_datatype_t t, void *buf, size_t count, int k)
@@ -1307,13 +1298,7 @@ static void check_stale_target(void)
 
 int main(int argc, char **argv)
 {
-  TEST_OK(dart_init(&argc, &argv));
-  dart_global_unit_t gme;
-  size_t gsize;
-  TEST_OK(dart_myid(&gme));
-  TEST_OK(dart_size(&gsize));
-  me = gme.id;
-  n = (int)gsize;
+  test_start(&argc, &argv, &me, &n);
   compute_node_keys();
 
   /* Sub-team: odd units and the last one ({0}, {1}, {1, 2}, {1, 3}). */

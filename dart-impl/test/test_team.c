@@ -59,13 +59,7 @@ static void check_team(dart_team_t team, int first, int last)
 
 int main(int argc, char **argv)
 {
-  TEST_OK(dart_init(&argc, &argv));
-  dart_global_unit_t gme;
-  size_t units;
-  TEST_OK(dart_myid(&gme));
-  TEST_OK(dart_size(&units));
-  me = gme.id;
-  n = (int)units;
+  test_start(&argc, &argv, &me, &n);
   int next = 1; /* the id counter every unit should have */
 
   /* Lower half {0..h-1} then upper half {h..n-1} from DART_TEAM_ALL. */

@@ -61,26 +61,6 @@ static const char *tname(dart_datatype_t t)
                                                          : "other";
 }
 
-/* Element i of the message identified by `k`, exact in type t. */
-static long double pattern(dart_datatype_t t, int k, size_t i)
-{
-  long long kk = k, j = (long long)i;
-  long long base = kk * 4099 + j * 3 + 1;
-  switch (t) {
-  case DART_TYPE_BYTE:
-    return (long double)((kk * 37 + j * 11 + 5) % 120);
-  case DART_TYPE_SHORT:
-    return (long double)((kk * 1009 + j * 7 + 3) % 30000 - 15000);
-  case DART_TYPE_ULONG: case DART_TYPE_ULONGLONG:
-    return (long double)base;
-  case DART_TYPE_FLOAT: case DART_TYPE_DOUBLE: case DART_TYPE_LONG_DOUBLE:
-    return (long double)((kk & 1) ? -base : base) +
-           0.25L * (long double)(j % 4);
-  default:
-    return (long double)(((kk + j) & 1) ? -base : base);
-  }
-}
-
 static struct triple triple_pattern(int k, size_t i)
 {
   int j = (int)i;
@@ -103,7 +83,7 @@ static void fill_block(dart_datatype_t t, void *buf, size_t nelem, int k)
         ((unsigned char *)buf)[3 * i + b] = odd_pattern(k, 3 * i + b);
       }
     } else {
-      put_val(t, buf, i, pattern(t, k, i));
+      put_val(t, buf, i, basic_pattern(t, k, i));
     }
   }
 }
@@ -130,7 +110,7 @@ static void check_block(int line, dart_datatype_t t, const void *buf,
         }
       }
     } else {
-      long double got = get_val(t, buf, i), want = pattern(t, k, i);
+      long double got = get_val(t, buf, i), want = basic_pattern(t, k, i);
       if (got != want) {
         stage_fail(line, "element %zu (key %d): got %Lg, expected %Lg", i,
                    k, got, want);
@@ -523,13 +503,7 @@ static void test_truncation(void)
 
 int main(int argc, char **argv)
 {
-  TEST_OK(dart_init(&argc, &argv));
-  dart_global_unit_t gme;
-  size_t size;
-  TEST_OK(dart_myid(&gme));
-  TEST_OK(dart_size(&size));
-  me = gme.id;
-  n = (int)size;
+  test_start(&argc, &argv, &me, &n);
 
   TEST_OK(dart_type_create_custom(sizeof(struct triple), &triple_type));
   TEST_OK(dart_type_create_custom(3, &odd_type));
