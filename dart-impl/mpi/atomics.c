@@ -310,7 +310,6 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
      * (MPI_Accumulate rejects it with MPI_ERR_OP); it changes nothing. */
     return DART_OK;
   }
-  target_rma_issued(&t);
   dart_ret_t ret = DART_OK;
   int err = MPI_SUCCESS;
   if (emulate_minmax[dtype] && (op == DART_OP_MIN || op == DART_OP_MAX)) {
@@ -339,6 +338,7 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
     }
     err = err == MPI_SUCCESS ? flush_local(&t) : err;
   }
+  target_rma_issued(&t); /* locally complete: a flush makes it visible */
   if (err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI atomic", err);
   }
@@ -395,10 +395,10 @@ dart_ret_t dart_compare_and_swap(dart_gptr_t gptr, const void *value,
     target_direct_progress();
     return DART_OK;
   }
-  target_rma_issued(&t);
   dart_ret_t ret = DART_OK;
   int err = mpi_compare_and_swap(__func__, &t, value, compare, result, dtype,
                                  &ret);
+  target_rma_issued(&t);
   if (err != MPI_SUCCESS) {
     return report_mpi_error(__func__, "MPI_Compare_and_swap", err);
   }

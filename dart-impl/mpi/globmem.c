@@ -50,6 +50,7 @@ static void segment_free_memory(struct team *team, struct segment *seg)
   if (seg->shm_win != MPI_WIN_NULL) {
     MPI_Win_free(&seg->shm_win);
   }
+  rma_targets_free(&seg->rma_targets);
   free(seg->sizes);
   free(seg->disps);
   if (seg->mapped_bytes > 0) {
@@ -135,7 +136,8 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
   struct portion *all = malloc((size_t)team->size * sizeof *all);
   seg->sizes = malloc((size_t)team->size * sizeof(size_t));
   seg->disps = malloc((size_t)team->size * sizeof(MPI_Aint));
-  if (all == NULL || seg->sizes == NULL || seg->disps == NULL) {
+  if (all == NULL || seg->sizes == NULL || seg->disps == NULL ||
+      rma_targets_init(&seg->rma_targets, team->size) != 0) {
     /* Cannot take part in the exchange: the others will hang in it, as
      * with any collective one member cannot enter. Say so loudly. */
     free(all);

@@ -169,7 +169,6 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
     mpi_count_release(&lc);
     return report_mpi_error(call, "building the target datatype", err);
   }
-  target_rma_issued(&t);
   const char *what = is_put ? "MPI_Put" : "MPI_Get";
   MPI_Request request = MPI_REQUEST_NULL;
   if (completion == WITH_HANDLE && request_based_rma) {
@@ -183,6 +182,9 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
                            rc.count, rc.type, t.win)
                  : MPI_Get(local, lc.count, lc.type, t.unit, t.disp,
                            rc.count, rc.type, t.win);
+  }
+  if (err == MPI_SUCCESS && completion != COMPLETE) {
+    target_rma_issued(&t); /* a blocking transfer completes right here */
   }
   if (err == MPI_SUCCESS && completion == COMPLETE) {
     what = "MPI_Win_flush";
@@ -321,7 +323,7 @@ static dart_ret_t flush(const char *call, dart_gptr_t gptr, bool all_units,
   }
   MPI_Win win = seg->win;
   unsigned long issued = atomic_load_explicit(&seg->rma_issued,
-                                              memory_order_relaxed);
+                                              memory_order_acquire);
   unsigned long done = atomic_load_explicit(&seg->rma_flushed,
                                             memory_order_relaxed);
   if (local_only && issued != done) {
@@ -331,8 +333,8 @@ static dart_ret_t flush(const char *call, dart_gptr_t gptr, bool all_units,
   if (win == MPI_WIN_NULL || issued == done) {
     return DART_OK; /* nothing went through MPI since the last flush */
   }
-  int err = all_units ? (local_only ? MPI_Win_flush_local_all(win)
-                                    : MPI_Win_flush_all(win))
+  int err = all_units ? rma_targets_flush_all(&seg->rma_targets, win,
+                                              local_only)
                       : (local_only ? MPI_Win_flush_local(unit, win)
                                     : MPI_Win_flush(unit, win));
   /* Only a flush of all units completes everything issued before it. */

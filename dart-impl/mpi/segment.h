@@ -3,6 +3,8 @@
 #ifndef DART_MPI_SEGMENT_H
 #define DART_MPI_SEGMENT_H
 
+#include "rma_targets.h"
+
 #include <mpi.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -34,6 +36,7 @@ struct segment {
   atomic_ulong rma_issued;
   atomic_ulong rma_flushed;
   atomic_ulong rma_flushed_local;
+  struct rma_targets rma_targets; /* which units those went to */
 };
 
 /* Ids agree across members without messages: every member runs the same

@@ -129,11 +129,14 @@ static inline void target_direct_progress(void)
   }
 }
 
-/* Counts an RMA operation about to be issued to the target's segment. */
+/* Records an RMA operation just issued to the target, for the next
+ * flush: the unit first, then the count that flushes check (release: a
+ * flush that sees the count sees the unit). */
 static inline void target_rma_issued(const struct target *t)
 {
+  rma_targets_mark(&t->segment->rma_targets, t->unit);
   atomic_fetch_add_explicit(&t->segment->rma_issued, 1,
-                            memory_order_relaxed);
+                            memory_order_release);
 }
 
 #endif

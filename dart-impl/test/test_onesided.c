@@ -404,6 +404,34 @@ static void test_burst(const struct ctx *c)
   S_OK(dart_flush_local(gptr_at(seg, next, 0)));
   check_fill(__LINE__, DART_TYPE_LONG, vals, BURST,
              key(c->global_of[c->me], 31));
+
+  /* dart_flush_all must complete every put of a burst into memory from
+   * dart_memalloc (the local pool's MPI_Win_create window), also the puts
+   * the MPI library still queues for a target that is busy elsewhere:
+   * Open MPI 4.1's osc/ucx MPI_Win_flush_all does not wait for those. */
+  dart_gptr_t mine, *pools = xmalloc((size_t)c->n * sizeof *pools);
+  S_OK(dart_memalloc(BURST, DART_TYPE_LONG, &mine));
+  S_OK(dart_allgather(&mine, pools, sizeof mine, DART_TYPE_BYTE, c->team));
+  long *landed = NULL;
+  S_OK(dart_gptr_getaddr(mine, (void **)&landed));
+  enum { ROUNDS = 30 };
+  for (int r = 0; r < ROUNDS; ++r) {
+    STAGE("%s: burst of %d puts into local-pool memory + dart_flush_all "
+          "(round %d)", c->label, BURST, r);
+    fill(DART_TYPE_LONG, vals, BURST, key(c->global_of[c->me], 40 + r));
+    for (size_t i = 0; i < BURST; ++i) {
+      dart_gptr_t g = pools[next];
+      g.addr_or_offs.offset += i * sizeof(long);
+      S_OK(dart_put(g, &vals[i], 1, DART_TYPE_LONG, DART_TYPE_LONG));
+    }
+    S_OK(dart_flush_all(pools[next]));
+    S_OK(dart_barrier(c->team));
+    check_fill(__LINE__, DART_TYPE_LONG, landed, BURST,
+               key(c->global_of[prev], 40 + r));
+    S_OK(dart_barrier(c->team));
+  }
+  S_OK(dart_memfree(mine));
+  free(pools);
   free(vals);
   S_OK(dart_barrier(c->team));
   S_OK(dart_team_memfree(seg));
