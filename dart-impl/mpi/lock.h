@@ -49,10 +49,11 @@ struct dart_lock_struct {
   bool                   on_home_node;
   _Atomic uintptr_t      holder;      /* holding thread's token, 0 = none */
 
-  /* hybrid / cpu */
-  MPI_Win                shm_win;
-  struct lock_shm       *shm;         /* the home node's block (or NULL) */
+  /* hybrid / cpu: slot `slot` of the team's lock arena */
+  int                    slot;
+  struct lock_shm       *shm;         /* the home node's line (or NULL) */
   MPI_Win                net_win;     /* MPI_WIN_NULL on one-node teams */
+  MPI_Aint               net_disp;    /* the word at the home unit */
   uint64_t               ticket;      /* CPU lock ticket I hold */
   bool                   net_held;    /* I hold the network word */
 

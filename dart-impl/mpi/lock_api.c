@@ -1,6 +1,7 @@
 /* The DART lock API: handle validation, home placement and the choice of
  * implementation (DART_LOCK_MODE); the modes live in lock_*.c. */
 #include "lock.h"
+#include "lock_arena.h"
 #include "runtime.h"
 
 #include <stdlib.h>
@@ -145,7 +146,6 @@ dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t *lock)
   l->team_id = teamid;
   l->team = team;
   l->me = team->my_rank;
-  l->shm_win = MPI_WIN_NULL;
   l->net_win = MPI_WIN_NULL;
   l->win = MPI_WIN_NULL;
   pthread_mutex_init(&l->mutex, NULL);
@@ -303,6 +303,7 @@ void locks_team_destroyed(struct team *team)
     }
   }
   pthread_mutex_unlock(&registry_mutex);
+  lock_arena_team_destroyed(team);
   for (struct team_lock_count **p = &lock_counts; *p != NULL;
        p = &(*p)->next) {
     if ((*p)->team_id == team->id) {

@@ -14,6 +14,7 @@
  * DART_LOCK_MODE=cpu: the same on a one-node team, which has no network
  * word at all. */
 #include "lock.h"
+#include "lock_arena.h"
 #include "runtime.h"
 
 #include <stdlib.h>
@@ -26,7 +27,7 @@ static dart_ret_t net_cas(const char *call, struct dart_lock_struct *l,
                           int64_t compare, int64_t value, int64_t *old)
 {
   int err = MPI_Compare_and_swap(&value, &compare, old, MPI_INT64_T, l->home,
-                                 0, l->net_win);
+                                 l->net_disp, l->net_win);
   if (err == MPI_SUCCESS) {
     err = MPI_Win_flush(l->home, l->net_win);
   }
@@ -38,8 +39,8 @@ static dart_ret_t net_cas(const char *call, struct dart_lock_struct *l,
 static dart_ret_t net_read(const char *call, struct dart_lock_struct *l,
                            int64_t *value)
 {
-  int err = MPI_Fetch_and_op(NULL, value, MPI_INT64_T, l->home, 0,
-                             MPI_NO_OP, l->net_win);
+  int err = MPI_Fetch_and_op(NULL, value, MPI_INT64_T, l->home,
+                             l->net_disp, MPI_NO_OP, l->net_win);
   if (err == MPI_SUCCESS) {
     err = MPI_Win_flush(l->home, l->net_win);
   }
@@ -275,68 +276,39 @@ void hybrid_serve_request(struct dart_lock_struct *l)
 
 _Static_assert(sizeof(struct lock_shm) <= 64, "lock_shm spans one line");
 
-static dart_ret_t create_shm(const char *call, struct dart_lock_struct *l)
+/* Run by the home unit before the creation barrier: the slot may have
+ * served a destroyed lock, so every word gets its initial value; the
+ * line with CPU stores, the network word with MPI atomics (its only way
+ * of access) - nobody else touches either before the barrier. */
+static dart_ret_t reset_slot(const char *call, struct dart_lock_struct *l)
 {
-  struct team *team = l->team;
-  MPI_Aint bytes = team->node_rank == 0 ? (MPI_Aint)(2 * 64) : 0;
-  char *mine = NULL;
-  int err = MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, team->node_comm,
-                                    &mine, &l->shm_win);
-  if (err != MPI_SUCCESS) {
-    l->shm_win = MPI_WIN_NULL;
-    return report_mpi_error(call, "MPI_Win_allocate_shared", err);
+  struct lock_shm *s = l->shm;
+  atomic_store(&s->next, 0);
+  atomic_store(&s->serving, 0);
+  atomic_store(&s->mode, HYBRID_MODE_CPU);
+  atomic_store(&s->migrate_pending, 0);
+  atomic_store(&s->local_streak, 0);
+  atomic_store(&s->to_net, 0);
+  atomic_store(&s->to_cpu, 0);
+  if (l->net_win == MPI_WIN_NULL) {
+    return DART_OK;
   }
-  MPI_Aint size;
-  int disp;
-  char *base = NULL;
-  MPI_Win_shared_query(l->shm_win, 0, &size, &disp, &base);
-  /* Some MPIs under-align shared memory: put the block on a line. */
-  l->shm = (struct lock_shm *)(((uintptr_t)base + 63) & ~(uintptr_t)63);
-  if (team->node_rank == 0) {
-    atomic_init(&l->shm->next, 0);
-    atomic_init(&l->shm->serving, 0);
-    atomic_init(&l->shm->mode, HYBRID_MODE_CPU);
-    atomic_init(&l->shm->migrate_pending, 0);
-    atomic_init(&l->shm->local_streak, 0);
-    atomic_init(&l->shm->to_net, 0);
-    atomic_init(&l->shm->to_cpu, 0);
+  int64_t word, old;
+  dart_ret_t ret = net_read(call, l, &word);
+  if (ret == DART_OK && word != NET_CPU_MODE) {
+    ret = net_cas(call, l, word, NET_CPU_MODE, &old);
   }
-  return DART_OK;
-}
-
-static dart_ret_t create_net(const char *call, struct dart_lock_struct *l)
-{
-  struct team *team = l->team;
-  int64_t *word = NULL;
-  MPI_Aint bytes = l->me == l->home ? (MPI_Aint)sizeof(int64_t) : 0;
-  int err = MPI_Win_allocate(bytes, sizeof(int64_t), MPI_INFO_NULL,
-                             team->comm, &word, &l->net_win);
-  if (err != MPI_SUCCESS) {
-    l->net_win = MPI_WIN_NULL;
-    return report_mpi_error(call, "MPI_Win_allocate", err);
-  }
-  MPI_Win_set_errhandler(l->net_win, MPI_ERRORS_RETURN);
-  if (l->me == l->home) {
-    *word = NET_CPU_MODE; /* before anyone can access (barrier below) */
-  }
-  MPI_Win_lock_all(MPI_MODE_NOCHECK, l->net_win);
-  MPI_Win_sync(l->net_win);
-  return DART_OK;
+  return ret;
 }
 
 static void hybrid_free(struct dart_lock_struct *l)
 {
-  if (l->net_win != MPI_WIN_NULL) {
-    if (l->me == l->home) {
-      locks_home_remove(l);
-    }
-    MPI_Win_unlock_all(l->net_win);
-    MPI_Win_free(&l->net_win);
+  if (l->net_win != MPI_WIN_NULL && l->me == l->home) {
+    locks_home_remove(l);
   }
-  if (l->shm_win != MPI_WIN_NULL) {
-    MPI_Win_free(&l->shm_win);
-  }
+  lock_arena_give_back(l->team, l->slot);
   l->shm = NULL;
+  l->net_win = MPI_WIN_NULL;
 }
 
 static dart_ret_t hybrid_create(const char *call, struct dart_lock_struct *l)
@@ -348,20 +320,25 @@ static dart_ret_t hybrid_create(const char *call, struct dart_lock_struct *l)
                         "need MPI_Compare_and_swap, unsafe with this Open MPI "
                         "one-sided component (set OMPI_MCA_osc=sm,ucx)");
   }
-  dart_ret_t ret = DART_OK;
-  /* Only the home node's units use the shared block. */
-  if (l->on_home_node) {
-    ret = create_shm(call, l);
+  struct lock_slot where;
+  dart_ret_t ret = lock_arena_take(call, team, &l->slot, &where);
+  if (ret != DART_OK) {
+    return ret;
   }
-  if (ret == DART_OK && multi_node) {
-    ret = create_net(call, l);
+  /* Only the home node's units use their node's line. */
+  l->shm = l->on_home_node ? where.shm : NULL;
+  l->net_win = where.net_win;
+  l->net_disp = where.net_disp;
+  if (l->me == l->home) {
+    ret = reset_slot(call, l);
   }
-  int err = MPI_Barrier(team->comm);
+  int err = multi_node ? lock_polling_barrier(team->comm)
+                       : MPI_Barrier(team->comm);
   if (ret == DART_OK && err != MPI_SUCCESS) {
     ret = report_mpi_error(call, "MPI_Barrier", err);
   }
   if (ret != DART_OK) {
-    hybrid_free(l);
+    lock_arena_give_back(team, l->slot);
     return ret;
   }
   if (multi_node && l->me == l->home) {

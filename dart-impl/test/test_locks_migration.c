@@ -80,8 +80,8 @@ int main(int argc, char **argv)
     int64_t word = 0;
     MPI_Win win = lock->net_win;
     if (win != MPI_WIN_NULL) {
-      MPI_Fetch_and_op(NULL, &word, MPI_INT64_T, lock->home, 0, MPI_NO_OP,
-                       win);
+      MPI_Fetch_and_op(NULL, &word, MPI_INT64_T, lock->home, lock->net_disp,
+                       MPI_NO_OP, win);
       MPI_Win_flush(lock->home, win);
       /* Nobody holds or waits: unlocked in one mode or the other. */
       TEST_ASSERT(word == NET_UNLOCKED || word == NET_CPU_MODE);

@@ -1,0 +1,184 @@
+/* The per-team lock arena (see lock_arena.h). One chunk is one
+ * MPI_Win_allocate_shared on the team's node communicator (node rank 0
+ * provides LOCK_ARENA_CHUNK cache lines) and, on multi-node teams, one
+ * MPI_Win_allocate of LOCK_ARENA_CHUNK words per unit on the team, locked
+ * with lock_all once for the chunk's lifetime. */
+#include "lock_arena.h"
+#include "runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { LINE = 64 };
+
+struct arena_chunk {
+  MPI_Win  shm_win;
+  char    *lines;   /* this node's LOCK_ARENA_CHUNK lines, line-aligned */
+  MPI_Win  net_win;
+};
+
+struct lock_arena {
+  dart_team_t         team_id;
+  int                 nchunks;
+  struct arena_chunk *chunks;
+  unsigned char      *used;     /* per slot */
+  struct lock_arena  *next;
+};
+
+static struct lock_arena *arenas;
+static pthread_mutex_t    arenas_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static struct lock_arena *find(dart_team_t team_id)
+{
+  struct lock_arena *a = arenas;
+  while (a != NULL && a->team_id != team_id) {
+    a = a->next;
+  }
+  return a;
+}
+
+static void chunk_free(struct arena_chunk *c)
+{
+  if (c->net_win != MPI_WIN_NULL) {
+    MPI_Win_unlock_all(c->net_win);
+    MPI_Win_free(&c->net_win);
+  }
+  if (c->shm_win != MPI_WIN_NULL) {
+    MPI_Win_free(&c->shm_win);
+  }
+}
+
+static dart_ret_t chunk_create(const char *call, struct team *team,
+                               struct arena_chunk *c)
+{
+  c->shm_win = MPI_WIN_NULL;
+  c->net_win = MPI_WIN_NULL;
+  /* One spare line: some MPIs under-align shared memory. */
+  MPI_Aint bytes = team->node_rank == 0
+                       ? (MPI_Aint)((LOCK_ARENA_CHUNK + 1) * LINE) : 0;
+  char *mine = NULL;
+  int err = MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, team->node_comm,
+                                    &mine, &c->shm_win);
+  if (err != MPI_SUCCESS) {
+    c->shm_win = MPI_WIN_NULL;
+    return report_mpi_error(call, "MPI_Win_allocate_shared", err);
+  }
+  MPI_Aint size;
+  int disp;
+  char *base = NULL;
+  MPI_Win_shared_query(c->shm_win, 0, &size, &disp, &base);
+  c->lines = (char *)(((uintptr_t)base + LINE - 1) & ~(uintptr_t)(LINE - 1));
+  if (team->num_nodes == 1) {
+    return DART_OK;
+  }
+  int64_t *words = NULL;
+  err = MPI_Win_allocate(LOCK_ARENA_CHUNK * (MPI_Aint)sizeof(int64_t),
+                         sizeof(int64_t), MPI_INFO_NULL, team->comm, &words,
+                         &c->net_win);
+  if (err != MPI_SUCCESS) {
+    c->net_win = MPI_WIN_NULL;
+    chunk_free(c);
+    return report_mpi_error(call, "MPI_Win_allocate", err);
+  }
+  MPI_Win_set_errhandler(c->net_win, MPI_ERRORS_RETURN);
+  /* Nobody accesses the window before its first lock's creation barrier;
+   * the slot is reset with MPI atomics then anyway. */
+  for (int i = 0; i < LOCK_ARENA_CHUNK; ++i) {
+    words[i] = NET_CPU_MODE;
+  }
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, c->net_win);
+  MPI_Win_sync(c->net_win);
+  return DART_OK;
+}
+
+static dart_ret_t grow(const char *call, struct team *team,
+                       struct lock_arena *a)
+{
+  int n = a->nchunks + 1;
+  struct arena_chunk *chunks = realloc(a->chunks, (size_t)n * sizeof *chunks);
+  if (chunks != NULL) {
+    a->chunks = chunks;
+  }
+  unsigned char *used = realloc(a->used, (size_t)n * LOCK_ARENA_CHUNK);
+  if (used != NULL) {
+    a->used = used;
+  }
+  /* Every member must enter the collective allocation, even one out of
+   * memory here, or the others hang: allocate first, report after. */
+  struct arena_chunk fresh;
+  dart_ret_t ret = chunk_create(call, team, &fresh);
+  if (ret != DART_OK) {
+    return ret;
+  }
+  if (chunks == NULL || used == NULL) {
+    chunk_free(&fresh);
+    return report_error(DART_ERR_NOMEM, call, "out of memory");
+  }
+  memset(a->used + (size_t)a->nchunks * LOCK_ARENA_CHUNK, 0,
+         LOCK_ARENA_CHUNK);
+  a->chunks[a->nchunks] = fresh;
+  a->nchunks = n;
+  return DART_OK;
+}
+
+dart_ret_t lock_arena_take(const char *call, struct team *team, int *slot,
+                           struct lock_slot *where)
+{
+  pthread_mutex_lock(&arenas_mutex);
+  struct lock_arena *a = find(team->id);
+  if (a == NULL) {
+    a = calloc(1, sizeof *a);
+    if (a == NULL) {
+      pthread_mutex_unlock(&arenas_mutex);
+      return report_error(DART_ERR_NOMEM, call, "out of memory");
+    }
+    a->team_id = team->id;
+    a->next = arenas;
+    arenas = a;
+  }
+  int total = a->nchunks * LOCK_ARENA_CHUNK, s = 0;
+  while (s < total && a->used[s]) {
+    ++s;
+  }
+  dart_ret_t ret = s < total ? DART_OK : grow(call, team, a);
+  if (ret == DART_OK) {
+    a->used[s] = 1;
+    struct arena_chunk *c = &a->chunks[s / LOCK_ARENA_CHUNK];
+    int i = s % LOCK_ARENA_CHUNK;
+    where->shm = (struct lock_shm *)(c->lines + (size_t)i * LINE);
+    where->net_win = c->net_win;
+    where->net_disp = i;
+    *slot = s;
+  }
+  pthread_mutex_unlock(&arenas_mutex);
+  return ret;
+}
+
+void lock_arena_give_back(const struct team *team, int slot)
+{
+  pthread_mutex_lock(&arenas_mutex);
+  struct lock_arena *a = find(team->id);
+  if (a != NULL && slot >= 0 && slot < a->nchunks * LOCK_ARENA_CHUNK) {
+    a->used[slot] = 0;
+  }
+  pthread_mutex_unlock(&arenas_mutex);
+}
+
+void lock_arena_team_destroyed(const struct team *team)
+{
+  pthread_mutex_lock(&arenas_mutex);
+  for (struct lock_arena **p = &arenas; *p != NULL; p = &(*p)->next) {
+    if ((*p)->team_id == team->id) {
+      struct lock_arena *a = *p;
+      *p = a->next;
+      for (int c = 0; c < a->nchunks; ++c) {
+        chunk_free(&a->chunks[c]);
+      }
+      free(a->chunks);
+      free(a->used);
+      free(a);
+      break;
+    }
+  }
+  pthread_mutex_unlock(&arenas_mutex);
+}

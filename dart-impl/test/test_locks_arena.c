@@ -1,0 +1,111 @@
+/* The per-team lock arena (white-box: reads slots and the home's state).
+ * More locks than one chunk holds get distinct slots in creation order;
+ * destroyed slots are reused lowest first; a reused slot starts from the
+ * initial state (ticket counters zero, CPU mode, network word CPU_MODE)
+ * although its previous lock was used (and, across nodes, migrated);
+ * locks on reused and grown slots still exclude mutually. */
+#include "mpi/lock.h"
+#include "mpi/lock_arena.h"
+#include "mpi/runtime.h"
+#include "test_lock_counter.h"
+#include "test_stage.h"
+
+#include <stdint.h>
+
+enum { NLOCKS = LOCK_ARENA_CHUNK * 2 + 5, ITERS = 6 };
+static const int reused[] = { 3, LOCK_ARENA_CHUNK + 1, 10 };
+enum { NREUSED = sizeof reused / sizeof *reused };
+
+static int me, n;
+
+/* The home checks the fresh lock's state before anyone used it. */
+static void check_initial(dart_lock_t l)
+{
+  if (l->me != l->home) {
+    return;
+  }
+  TEST_EQ(atomic_load(&l->shm->next), 0);
+  TEST_EQ(atomic_load(&l->shm->serving), 0);
+  TEST_EQ(atomic_load(&l->shm->mode), HYBRID_MODE_CPU);
+  TEST_EQ(atomic_load(&l->shm->migrate_pending), 0);
+  if (l->net_win != MPI_WIN_NULL) {
+    int64_t word = 0;
+    TEST_EQ(MPI_Fetch_and_op(NULL, &word, MPI_INT64_T, l->home, l->net_disp,
+                             MPI_NO_OP, l->net_win), MPI_SUCCESS);
+    TEST_EQ(MPI_Win_flush(l->home, l->net_win), MPI_SUCCESS);
+    TEST_EQ(word, NET_CPU_MODE);
+  }
+}
+
+static void exclude(dart_lock_t *locks, dart_gptr_t g, const int *which,
+                    int count, int round)
+{
+  for (int j = 0; j < count; ++j) {
+    int k = which[j];
+    STAGE("round %d: lock %d", round, k);
+    locked_increments(locks[k], gptr_at(g, k % n, (uint64_t)k * 8), ITERS);
+  }
+  S_OK(dart_barrier(DART_TEAM_ALL));
+  for (int j = 0; j < count; ++j) {
+    int k = which[j];
+    long long value = -1;
+    S_OK(dart_get_blocking(&value, gptr_at(g, k % n, (uint64_t)k * 8), 1,
+                           DART_TYPE_LONGLONG, DART_TYPE_LONGLONG));
+    TEST_EQ(value, (long long)n * ITERS * round);
+  }
+  S_OK(dart_barrier(DART_TEAM_ALL));
+}
+
+int main(int argc, char **argv)
+{
+  test_start(&argc, &argv, &me, &n);
+  dart_gptr_t g;
+  S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, NLOCKS, DART_TYPE_LONGLONG,
+                                  &g));
+  long long *mine = NULL;
+  S_OK(dart_gptr_getaddr(gptr_at(g, me, 0), (void **)&mine));
+  for (int k = 0; k < NLOCKS; ++k) {
+    mine[k] = 0;
+  }
+  S_OK(dart_barrier(DART_TEAM_ALL));
+
+  dart_lock_t locks[NLOCKS];
+  for (int k = 0; k < NLOCKS; ++k) {
+    STAGE("init %d", k);
+    S_OK(dart_team_lock_init(DART_TEAM_ALL, &locks[k]));
+    TEST_ASSERT(locks[k]->ops == &lock_ops_hybrid);
+    TEST_EQ(locks[k]->slot, k);
+    check_initial(locks[k]);
+  }
+  S_OK(dart_barrier(DART_TEAM_ALL));
+  /* Used by every unit: from other nodes that migrates them. */
+  exclude(locks, g, reused, NREUSED, 1);
+  int last[] = { NLOCKS - 1 };
+  exclude(locks, g, last, 1, 1);
+
+  for (int j = 0; j < NREUSED; ++j) {
+    S_OK(dart_team_lock_destroy(&locks[reused[j]]));
+  }
+  /* Reuse lowest first: 3, 10, then CHUNK + 1. */
+  int order[] = { 3, 10, LOCK_ARENA_CHUNK + 1 };
+  for (int j = 0; j < NREUSED; ++j) {
+    STAGE("reuse %d", j);
+    dart_lock_t l;
+    S_OK(dart_team_lock_init(DART_TEAM_ALL, &l));
+    TEST_EQ(l->slot, order[j]);
+    check_initial(l);
+    locks[order[j]] = l;
+  }
+  S_OK(dart_barrier(DART_TEAM_ALL));
+  /* The new locks have new homes: count on from round 1's values. */
+  exclude(locks, g, reused, NREUSED, 2);
+  exclude(locks, g, last, 1, 2);
+
+  for (int k = 0; k < NLOCKS; ++k) {
+    S_OK(dart_team_lock_destroy(&locks[k]));
+  }
+  S_OK(dart_team_memfree(g));
+  test_report_pass("test_locks_arena");
+  TEST_OK(dart_exit());
+  return 0;
+}
