@@ -17,6 +17,9 @@
  *       while unit 1 on another node locks x times in between
  *   (g) leader pattern: each node's leader locks every local unit 1000
  *       times, then every remote leader, then the local units again
+ *   (h) creation: us per dart_team_lock_init of 64 locks on a fresh
+ *       clone of the team (its first locks), of 64 more after those were
+ *       destroyed (reused slots), and per dart_team_lock_destroy
  *
  * Times are medians over --reps rounds of --iters operations, in ns, on
  * CLOCK_MONOTONIC. Sections needing two nodes or two units are skipped
@@ -358,6 +361,89 @@ static void leaders(dart_lock_t *by_home, double phase[3])
   }
 }
 
+/* The hardware floor beside (a): ns per uncontended `lock xadd`, per
+ * `lock cmpxchg`, and per xadd + release store (what an uncontended
+ * ticket lock's acquire+release must do), medians over reps. */
+static _Atomic uint64_t floor_word, floor_serving;
+
+static void hw_floor(double out[3])
+{
+  double *v[3];
+  for (int p = 0; p < 3; ++p) {
+    v[p] = malloc((size_t)reps * sizeof *v[p]);
+  }
+  for (int r = 0; r < reps; ++r) {
+    double t0 = now_ns();
+    for (int i = 0; i < iters; ++i) {
+      atomic_fetch_add_explicit(&floor_word, 1, memory_order_relaxed);
+    }
+    double t1 = now_ns();
+    for (int i = 0; i < iters; ++i) {
+      uint64_t expect = atomic_load_explicit(&floor_word,
+                                             memory_order_relaxed);
+      atomic_compare_exchange_strong_explicit(&floor_word, &expect,
+                                              expect + 1,
+                                              memory_order_acquire,
+                                              memory_order_relaxed);
+    }
+    double t2 = now_ns();
+    for (int i = 0; i < iters; ++i) {
+      uint64_t t = atomic_fetch_add_explicit(&floor_word, 1,
+                                             memory_order_relaxed);
+      atomic_store_explicit(&floor_serving, t + 1, memory_order_release);
+    }
+    double t3 = now_ns();
+    v[0][r] = (t1 - t0) / iters;
+    v[1][r] = (t2 - t1) / iters;
+    v[2][r] = (t3 - t2) / iters;
+  }
+  for (int p = 0; p < 3; ++p) {
+    out[p] = median(v[p], reps);
+    free(v[p]);
+  }
+}
+
+enum { CREATE_LOCKS = 64 };
+
+/* Slowest unit's us per call for each of the three phases of (h). */
+static void creation(const struct mode_def *m, double out[3])
+{
+  runtime.env.lock_mode = m->mode;
+  int r_max = reps < 3 ? reps : 3; /* ~10 s a round before the arena */
+  double *v[3];
+  for (int p = 0; p < 3; ++p) {
+    v[p] = malloc((size_t)r_max * sizeof *v[p]);
+  }
+  dart_lock_t locks[CREATE_LOCKS];
+  for (int r = 0; r < r_max; ++r) {
+    dart_team_t team;
+    CHECK(dart_team_clone(DART_TEAM_ALL, &team));
+    for (int p = 0; p < 3; ++p) {
+      CHECK(dart_barrier(team));
+      double t0 = now_ns();
+      for (int k = 0; k < CREATE_LOCKS; ++k) {
+        if (p < 2) {
+          CHECK(dart_team_lock_init(team, &locks[k]));
+        } else {
+          CHECK(dart_team_lock_destroy(&locks[k]));
+        }
+      }
+      double t = (now_ns() - t0) / CREATE_LOCKS / 1000;
+      MPI_Allreduce(&t, &v[p][r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      if (p == 0) { /* phase 1 reuses the slots */
+        for (int k = 0; k < CREATE_LOCKS; ++k) {
+          CHECK(dart_team_lock_destroy(&locks[k]));
+        }
+      }
+    }
+    CHECK(dart_team_destroy(&team));
+  }
+  for (int p = 0; p < 3; ++p) {
+    out[p] = median(v[p], r_max);
+    free(v[p]);
+  }
+}
+
 static void parse(int argc, char **argv)
 {
   for (int i = 1; i < argc; ++i) {
@@ -417,6 +503,8 @@ int main(int argc, char **argv)
 
   double a_peer[NMODES], a_self[NMODES], b[NMODES][4], c[NMODES];
   double d[NMODES][8], e_ring[NMODES], e_remote[NMODES], g[NMODES][3];
+  double h[NMODES][3], hw[3];
+  hw_floor(hw);
   static const int chunks[4] = { 0, 10, 100, 1000 };
   int kmax = n < 8 ? n : 8;
   for (int m = 0; m < NMODES; ++m) {
@@ -437,6 +525,7 @@ int main(int argc, char **argv)
     e_ring[m] = two ? ring(by_home) : -1;
     e_remote[m] = split ? timed_by(1, by_home[0]) : -1;
     leaders(by_home, g[m]);
+    creation(&modes[m], h[m]);
     for (int u = 0; u < n; ++u) {
       CHECK(dart_team_lock_destroy(&by_home[u]));
     }
@@ -444,6 +533,9 @@ int main(int argc, char **argv)
   }
 
   if (me == 0) {
+    printf("\nhardware floor (unit 0, uncontended): lock xadd %.1f ns, "
+           "lock cmpxchg %.1f ns, xadd + release store %.1f ns\n", hw[0],
+           hw[1], hw[2]);
     printf("\n(a) uncontended, same node\n\n| mode | home unit itself | "
            "other unit of the node | vs hybrid |\n|---|---:|---:|---:|\n");
     for (int m = 0; m < NMODES; ++m) {
@@ -495,6 +587,13 @@ int main(int argc, char **argv)
     for (int m = 0; m < NMODES; ++m) {
       printf("| %s | %.1f | %.1f | %.1f |\n", modes[m].name, g[m][0],
              g[m][1], g[m][2]);
+    }
+    printf("\n(h) creation: us per lock, %d locks, slowest unit\n\n"
+           "| mode | init, new team | init, reused | destroy |\n"
+           "|---|---:|---:|---:|\n", CREATE_LOCKS);
+    for (int m = 0; m < NMODES; ++m) {
+      printf("| %s | %.1f | %.1f | %.1f |\n", modes[m].name, h[m][0],
+             h[m][1], h[m][2]);
     }
     fflush(stdout);
   }

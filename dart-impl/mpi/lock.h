@@ -47,6 +47,8 @@ struct dart_lock_struct {
   int                    me;          /* my team unit id */
   int                    home;        /* team unit id of the home */
   bool                   on_home_node;
+  bool                   fast_local;  /* hybrid on the home node, live,
+                                         team alive: API fast path */
   _Atomic uintptr_t      holder;      /* holding thread's token, 0 = none */
 
   /* hybrid / cpu: slot `slot` of the team's lock arena */
@@ -99,6 +101,35 @@ static inline bool locks_need_polling(void)
 {
   return atomic_load_explicit(&lock_home_count, memory_order_relaxed) > 0;
 }
+
+/* Home units serve migration requests every LOCK_POLL_EVERY lock calls
+ * (and in every wait): reading a network word costs an MPI atomic, about
+ * 1 us on MPICH, which a 14 ns acquire+release must not pay often.
+ * Relaxed load and store, no read-modify-write: that would cost as much
+ * as the whole CPU-mode acquire (a count lost to a race is harmless). */
+#define LOCK_POLL_EVERY 128
+extern _Atomic unsigned lock_poll_countdown;
+static inline void lock_maybe_poll(void)
+{
+  if (!locks_need_polling()) {
+    return;
+  }
+  unsigned left = atomic_load_explicit(&lock_poll_countdown,
+                                       memory_order_relaxed);
+  if (left > 1) {
+    atomic_store_explicit(&lock_poll_countdown, left - 1,
+                          memory_order_relaxed);
+    return;
+  }
+  atomic_store_explicit(&lock_poll_countdown, LOCK_POLL_EVERY,
+                        memory_order_relaxed);
+  locks_poll();
+}
+
+/* Hybrid, on the home node: finishes an acquire that drew `ticket`
+ * (waits for it, takes the network word in network mode). */
+dart_ret_t hybrid_local_wait(const char *call, struct dart_lock_struct *l,
+                             uint64_t ticket);
 
 /* MPI_Barrier that keeps serving migration requests while it waits: a
  * remote unit may be waiting for one before it can reach the barrier.

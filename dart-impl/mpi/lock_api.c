@@ -158,6 +158,7 @@ dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t *lock)
     return ret;
   }
   l->magic = LOCK_MAGIC_LIVE;
+  l->fast_local = l->ops == &lock_ops_hybrid && l->on_home_node;
   pthread_mutex_lock(&registry_mutex);
   struct dart_lock_struct **tail = &live_locks;
   while (*tail != NULL) {
@@ -184,6 +185,7 @@ dart_ret_t dart_team_lock_destroy(dart_lock_t *lock)
   if (atomic_load(&l->holder) != 0) {
     LOG_WARN(__func__, "destroying a lock this unit still holds");
   }
+  l->fast_local = false;
   if (l->team != NULL) {
     l->ops->free(l);
   }
@@ -228,8 +230,35 @@ static dart_ret_t check_not_held(const char *call, struct dart_lock_struct *l,
   return ret;
 }
 
+/* The fast paths below serve a hybrid lock on its home node: fast_local
+ * stands for every check of check_usable (it is set only on a live lock
+ * and cleared when the lock or its team goes, and dart_exit destroys all
+ * teams), so one load replaces four. They inline the CPU-mode ticket
+ * lock; anything else (not yet served, network mode, a pending
+ * migration, errors) continues in lock_hybrid.c or the general path. */
 dart_ret_t dart_lock_acquire(dart_lock_t lock)
 {
+  if (lock != DART_LOCK_NULL && lock->fast_local &&
+      atomic_load_explicit(&lock->holder, memory_order_relaxed) !=
+          my_token()) {
+    lock_maybe_poll();
+    struct lock_shm *s = lock->shm;
+    uint64_t ticket = atomic_fetch_add_explicit(&s->next, 1,
+                                                memory_order_relaxed);
+    dart_ret_t ret = DART_OK;
+    if (atomic_load_explicit(&s->serving, memory_order_acquire) == ticket &&
+        (lock->net_win == MPI_WIN_NULL ||
+         atomic_load_explicit(&s->mode, memory_order_relaxed) ==
+             HYBRID_MODE_CPU)) {
+      lock->ticket = ticket;
+    } else {
+      ret = hybrid_local_wait(__func__, lock, ticket);
+    }
+    if (ret == DART_OK) {
+      atomic_store_explicit(&lock->holder, my_token(), memory_order_relaxed);
+    }
+    return ret;
+  }
   bool held;
   dart_ret_t ret = check_not_held(__func__, lock, &held);
   if (ret != DART_OK) {
@@ -265,6 +294,18 @@ dart_ret_t dart_lock_try_acquire(dart_lock_t lock, int32_t *result)
 
 dart_ret_t dart_lock_release(dart_lock_t lock)
 {
+  if (lock != DART_LOCK_NULL && lock->fast_local && !lock->net_held &&
+      atomic_load_explicit(&lock->holder, memory_order_relaxed) ==
+          my_token() &&
+      (lock->net_win == MPI_WIN_NULL ||
+       !atomic_load_explicit(&lock->shm->migrate_pending,
+                             memory_order_relaxed))) {
+    atomic_store_explicit(&lock->holder, 0, memory_order_relaxed);
+    atomic_store_explicit(&lock->shm->serving, lock->ticket + 1,
+                          memory_order_release);
+    lock_maybe_poll();
+    return DART_OK;
+  }
   dart_ret_t ret = check_usable(__func__, lock);
   if (ret != DART_OK) {
     return ret;
@@ -298,6 +339,7 @@ void locks_team_destroyed(struct team *team)
   pthread_mutex_lock(&registry_mutex);
   for (struct dart_lock_struct *l = live_locks; l != NULL; l = l->next_live) {
     if (l->team == team) {
+      l->fast_local = false;
       l->ops->free(l);
       l->team = NULL;
     }

@@ -129,19 +129,34 @@ static dart_ret_t local_take_net(const char *call, struct dart_lock_struct *l,
   return DART_OK;
 }
 
-static dart_ret_t local_acquire(const char *call, struct dart_lock_struct *l,
-                                bool blocking, bool *got)
+dart_ret_t hybrid_local_wait(const char *call, struct dart_lock_struct *l,
+                             uint64_t ticket)
+{
+  struct lock_shm *s = l->shm;
+  struct lock_backoff backoff = { 0 };
+  while (atomic_load_explicit(&s->serving, memory_order_acquire) != ticket) {
+    lock_backoff_wait(&backoff, l->team->comm);
+  }
+  l->ticket = ticket;
+  if (l->net_win == MPI_WIN_NULL ||
+      atomic_load_explicit(&s->mode, memory_order_relaxed) ==
+          HYBRID_MODE_CPU) {
+    return DART_OK;
+  }
+  bool got;
+  dart_ret_t ret = local_take_net(call, l, true, &got);
+  if (ret != DART_OK) {
+    ticket_release(s, ticket);
+  }
+  return ret;
+}
+
+static dart_ret_t local_try(const char *call, struct dart_lock_struct *l,
+                            bool *got)
 {
   struct lock_shm *s = l->shm;
   uint64_t ticket;
-  if (blocking) {
-    ticket = atomic_fetch_add_explicit(&s->next, 1, memory_order_relaxed);
-    struct lock_backoff backoff = { 0 };
-    while (atomic_load_explicit(&s->serving, memory_order_acquire) !=
-           ticket) {
-      lock_backoff_wait(&backoff, l->team->comm);
-    }
-  } else if (!ticket_try(s, &ticket)) {
+  if (!ticket_try(s, &ticket)) {
     *got = false;
     return DART_OK;
   }
@@ -152,7 +167,7 @@ static dart_ret_t local_acquire(const char *call, struct dart_lock_struct *l,
           HYBRID_MODE_CPU) {
     return DART_OK;
   }
-  dart_ret_t ret = local_take_net(call, l, blocking, got);
+  dart_ret_t ret = local_take_net(call, l, false, got);
   if (ret != DART_OK || !*got) {
     ticket_release(s, ticket);
   }
@@ -188,42 +203,26 @@ static dart_ret_t remote_acquire(const char *call, struct dart_lock_struct *l,
   }
 }
 
-/* Home units serve migration requests every POLL_EVERY lock calls on any
- * lock (and in every wait): reading a network word costs an MPI atomic,
- * about 1 us on MPICH, which a 14 ns acquire+release must not pay often. */
-#define POLL_EVERY 128
-static _Atomic unsigned poll_countdown = POLL_EVERY;
-
-/* Relaxed load and store, no read-modify-write: that would cost as much
- * as the whole CPU-mode acquire (a count lost to a race is harmless). */
-static void maybe_poll(void)
-{
-  if (!locks_need_polling()) {
-    return;
-  }
-  unsigned left = atomic_load_explicit(&poll_countdown, memory_order_relaxed);
-  if (left > 1) {
-    atomic_store_explicit(&poll_countdown, left - 1, memory_order_relaxed);
-    return;
-  }
-  atomic_store_explicit(&poll_countdown, POLL_EVERY, memory_order_relaxed);
-  locks_poll();
-}
+_Atomic unsigned lock_poll_countdown = LOCK_POLL_EVERY;
 
 static dart_ret_t hybrid_try(const char *call, struct dart_lock_struct *l,
                              bool *got)
 {
-  maybe_poll();
-  return l->on_home_node ? local_acquire(call, l, false, got)
+  lock_maybe_poll();
+  return l->on_home_node ? local_try(call, l, got)
                          : remote_acquire(call, l, false, got);
 }
 
 static dart_ret_t hybrid_acquire(const char *call, struct dart_lock_struct *l)
 {
+  lock_maybe_poll();
+  if (l->on_home_node) {
+    return hybrid_local_wait(call, l,
+                             atomic_fetch_add_explicit(&l->shm->next, 1,
+                                                       memory_order_relaxed));
+  }
   bool got = false;
-  maybe_poll();
-  return l->on_home_node ? local_acquire(call, l, true, &got)
-                         : remote_acquire(call, l, true, &got);
+  return remote_acquire(call, l, true, &got);
 }
 
 static dart_ret_t hybrid_release(const char *call, struct dart_lock_struct *l)
@@ -245,7 +244,7 @@ static dart_ret_t hybrid_release(const char *call, struct dart_lock_struct *l)
   if (l->on_home_node) {
     ticket_release(l->shm, l->ticket);
   }
-  maybe_poll();
+  lock_maybe_poll();
   return ret;
 }
 
