@@ -25,7 +25,10 @@
  * CLOCK_MONOTONIC. Sections needing two nodes or two units are skipped
  * otherwise (run with DART_UNITS_PER_NODE=1 or MPIR_CVAR_NUM_CLIQUES=2).
  *
- * Usage: bench-locks [--reps R] [--iters K] */
+ * --csv FILE also writes every number as a row section,mode,param,metric,
+ * value (ns, or us for (h)) for scripts/bench.sh.
+ *
+ * Usage: bench-locks [--reps R] [--iters K] [--csv FILE] */
 #include "mpi/lock.h"
 #include "mpi/runtime.h"
 
@@ -63,6 +66,7 @@ static int *node_of, *node_rank_of; /* per global unit */
 static dart_gptr_t mem;             /* per unit: 16 longs of flags/data */
 static long long *my_mem;
 static double cas_same_node = -1, cas_other_node = -1;
+static FILE *csv; /* unit 0 only */
 
 enum { FLAG = 0, TAG = 1, DATA = 8 };
 
@@ -361,6 +365,14 @@ static void leaders(dart_lock_t *by_home, double phase[3])
   }
 }
 
+static void csv_row(const char *section, const char *mode, const char *param,
+                    const char *metric, double value)
+{
+  if (csv != NULL) {
+    fprintf(csv, "%s,%s,%s,%s,%.3f\n", section, mode, param, metric, value);
+  }
+}
+
 /* The hardware floor beside (a): ns per uncontended `lock xadd`, per
  * `lock cmpxchg`, and per xadd + release store (what an uncontended
  * ticket lock's acquire+release must do), medians over reps. */
@@ -451,9 +463,14 @@ static void parse(int argc, char **argv)
       reps = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc) {
       iters = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
+      ++i;
+      if (me == 0 && (csv = fopen(argv[i], "w")) == NULL) {
+        fprintf(stderr, "bench-locks: cannot write %s\n", argv[i]);
+      }
     } else {
       if (me == 0) {
-        fprintf(stderr, "usage: bench-locks [--reps R] [--iters K]\n");
+        fprintf(stderr, "usage: bench-locks [--reps R] [--iters K] [--csv FILE]\n");
       }
       dart_exit();
       exit(2);
@@ -533,12 +550,22 @@ int main(int argc, char **argv)
   }
 
   if (me == 0) {
+    if (csv != NULL) {
+      fprintf(csv, "section,mode,param,metric,value\n");
+    }
+    csv_row("floor", "cpu", "", "lock_xadd_ns", hw[0]);
+    csv_row("floor", "cpu", "", "lock_cmpxchg_ns", hw[1]);
+    csv_row("floor", "cpu", "", "xadd_store_ns", hw[2]);
+    csv_row("cas", "mpi", split ? "other_node" : "same_node", "ns",
+            split ? cas_other_node : cas_same_node);
     printf("\nhardware floor (unit 0, uncontended): lock xadd %.1f ns, "
            "lock cmpxchg %.1f ns, xadd + release store %.1f ns\n", hw[0],
            hw[1], hw[2]);
     printf("\n(a) uncontended, same node\n\n| mode | home unit itself | "
            "other unit of the node | vs hybrid |\n|---|---:|---:|---:|\n");
     for (int m = 0; m < NMODES; ++m) {
+      csv_row("a", modes[m].name, "home", "ns", a_self[m]);
+      csv_row("a", modes[m].name, "peer", "ns", a_peer[m]);
       printf("| %s | %.1f | %.1f | %.1fx |\n", modes[m].name, a_self[m],
              a_peer[m], (a_peer[m] > 0 ? a_peer[m] / a_peer[0]
                                        : a_self[m] / a_self[0]));
@@ -547,12 +574,18 @@ int main(int argc, char **argv)
            "MPI calls\n\n| mode | C=0 | C=10 | C=100 | C=1000 |\n"
            "|---|---:|---:|---:|---:|\n");
     for (int m = 0; m < NMODES; ++m) {
+      for (int c_i = 0; c_i < 4; ++c_i) {
+        char param[16];
+        snprintf(param, sizeof param, "%d", chunks[c_i]);
+        csv_row("b", modes[m].name, param, "ns", b[m][c_i]);
+      }
       printf("| %s | %.1f | %.1f | %.1f | %.1f |\n", modes[m].name, b[m][0],
              b[m][1], b[m][2], b[m][3]);
     }
     printf("\n(c) every unit locks its neighbour's lock (slowest unit)\n\n"
            "| mode | ns |\n|---|---:|\n");
     for (int m = 0; m < NMODES; ++m) {
+      csv_row("c", modes[m].name, "", "ns", c[m]);
       printf("| %s | %.1f |\n", modes[m].name, c[m]);
     }
     printf("\n(d) k units contend for one lock (slowest unit, ns per own "
@@ -568,6 +601,9 @@ int main(int argc, char **argv)
     for (int m = 0; m < NMODES; ++m) {
       printf("| %s |", modes[m].name);
       for (int k = 1; k <= kmax; ++k) {
+        char param[16];
+        snprintf(param, sizeof param, "%d", k);
+        csv_row("d", modes[m].name, param, "ns", d[m][k - 1]);
         printf(" %.1f |", d[m][k - 1]);
       }
       printf("\n");
@@ -578,6 +614,8 @@ int main(int argc, char **argv)
            "trips |\n|---|---:|---:|---:|\n",
            split ? "another node" : "(same node: n/a)");
     for (int m = 0; m < NMODES; ++m) {
+      csv_row("e", modes[m].name, "ring_hop", "ns", e_ring[m]);
+      csv_row("e", modes[m].name, "remote", "ns", e_remote[m]);
       printf("| %s | %.1f | %.1f | %.2f |\n", modes[m].name, e_ring[m],
              e_remote[m], split ? e_remote[m] / (2 * cas_other_node) : -1);
     }
@@ -585,6 +623,9 @@ int main(int argc, char **argv)
            "| mode | local units | remote leaders | local again |\n"
            "|---|---:|---:|---:|\n");
     for (int m = 0; m < NMODES; ++m) {
+      csv_row("g", modes[m].name, "local", "ns", g[m][0]);
+      csv_row("g", modes[m].name, "remote", "ns", g[m][1]);
+      csv_row("g", modes[m].name, "local_again", "ns", g[m][2]);
       printf("| %s | %.1f | %.1f | %.1f |\n", modes[m].name, g[m][0],
              g[m][1], g[m][2]);
     }
@@ -592,6 +633,9 @@ int main(int argc, char **argv)
            "| mode | init, new team | init, reused | destroy |\n"
            "|---|---:|---:|---:|\n", CREATE_LOCKS);
     for (int m = 0; m < NMODES; ++m) {
+      csv_row("h", modes[m].name, "init_new", "us", h[m][0]);
+      csv_row("h", modes[m].name, "init_reused", "us", h[m][1]);
+      csv_row("h", modes[m].name, "destroy", "us", h[m][2]);
       printf("| %s | %.1f | %.1f | %.1f |\n", modes[m].name, h[m][0],
              h[m][1], h[m][2]);
     }
@@ -623,6 +667,11 @@ int main(int argc, char **argv)
         base_intra = intra;
       }
       if (me == 0) {
+        char param[16];
+        snprintf(param, sizeof param, "%d", x);
+        csv_row("f", "hybrid", param, "migrations", migr);
+        csv_row("f", "hybrid", param, "home_ns", intra);
+        csv_row("f", "hybrid", param, "remote_ns", x > 0 ? inter : 0.0);
         printf("| %d | %u | %.3f | %.1f | %.1f |\n", x, migr,
                (double)migr / (iters + x), intra, x > 0 ? inter : 0.0);
       }
@@ -634,6 +683,9 @@ int main(int argc, char **argv)
   }
   barrier();
   CHECK(dart_team_memfree(mem));
+  if (csv != NULL) {
+    fclose(csv);
+  }
   free(node_of);
   free(node_rank_of);
   CHECK(dart_exit());

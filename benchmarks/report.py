@@ -8,6 +8,8 @@ import statistics
 import subprocess
 import sys
 
+import report_locks
+
 
 def read_csv(path):
     if not os.path.exists(path):
@@ -204,6 +206,7 @@ def write_summary(d, size_tab, dist_tab, groups):
                    f"{fmt(c.get('dart'))} | {fmt(c.get('mpi-rma'))} | "
                    f"{fmt(c.get('mpi-dyn'))} | {fmt(c.get('openshmem'))} | "
                    f"{ratio(c.get('dart'), c.get('mpi-dyn'))} |")
+    out += report_locks.summary(d)
     text = "\n".join(out) + "\n"
     with open(os.path.join(d, "summary.md"), "w") as f:
         f.write(text)
@@ -260,6 +263,7 @@ def plot(d, size_tab, dist_tab):
                    "(simulated nodes, oversubscribed)'",
                    "set xlabel 'target unit'", "set xtics 1",
                    "set ylabel 'ns per operation'", f"plot {series}"]
+    script += report_locks.plot_script(d)
     gp = os.path.join(d, "plots.gp")
     with open(gp, "w") as f:
         f.write("\n".join(script) + "\n")
@@ -282,7 +286,7 @@ def main():
     size_tab = latency_by_size(d)
     dist_tab = latency_by_target(d)
     groups = app_table(app_results(d))
-    if not size_tab and not groups:
+    if not size_tab and not groups and not report_locks.summary(d):
         print(f"report.py: no results in {d}", file=sys.stderr)
         return 1
     print(write_summary(d, size_tab, dist_tab, groups))

@@ -3,6 +3,7 @@
 # needs, then runs side by side DART, plain MPI RMA and OpenSHMEM:
 #   - put/get latency by message size (and a raw shared-memory copy),
 #   - latency against target distance across simulated nodes,
+#   - team locks (hybrid vs MCS on MPI atomics vs MPI_Win_lock),
 #   - RandomAccess GUP/s and stencil time per iteration,
 # at 2 units pinned to cores, plus an oversubscribed run (marked as such).
 # Writes CSV files, PNG plots (gnuplot) and summary.md with the ratios to
@@ -96,17 +97,19 @@ export OMPI_MCA_osc="${OMPI_MCA_osc:-sm,ucx}"
 if ((quick)); then
   lat_args=(--reps 3 --iters 50 --max-bytes 32768)
   dist_args=(--reps 3 --iters 20 --max-bytes 65536)
+  lock_args=(--reps 3 --iters 200)
   ra_k=14 ra_k_over=12 st_n=256 st_iters=50 st_small=32 app_runs=1
 else
   lat_args=(--reps 11 --iters 300)
   dist_args=(--reps 7 --iters 200 --max-bytes 1048576)
+  lock_args=(--reps 11 --iters 2000)
   ra_k=20 ra_k_over=16 st_n=1024 st_iters=300 st_small=64 app_runs=3
 fi
 dist_units=8 dist_per_node=4
 
 # --- build -------------------------------------------------------------
 build="$root/build/bench"
-targets=(bench-latency bench-distance random-access stencil)
+targets=(bench-latency bench-distance bench-locks random-access stencil)
 ((want_mpi)) && targets+=(mpi-random-access mpi-stencil)
 ((want_shmem)) && targets+=(shmem-latency shmem-random-access shmem-stencil)
 echo "== building ${targets[*]} (Release, Open MPI) in $build"
@@ -119,7 +122,7 @@ cmake -S "$root" -B "$build" "${cmake_flags[@]}" >"$out/build.log" 2>&1 &&
 bin() { find "$build" -type f -name "$1" -perm -u+x | head -1; }
 
 # --- runs --------------------------------------------------------------
-steps=2
+steps=3
 ((want_shmem)) && steps=$((steps + 2))
 models=(dart)
 ((want_mpi)) && models+=(mpi)
@@ -168,6 +171,12 @@ if ((want_shmem)); then
   launch "$dist_units" "$out/distance-shmem.log" "$(bin shmem-latency)" \
     --distance "${dist_args[@]}" --csv "$out/distance-shmem.csv"
 fi
+progress "locks: hybrid, MCS on MPI atomics, MPI_Win_lock (2 units, one" \
+         "node, then two simulated nodes)"
+launch 2 "$out/locks-node1.log" "$(bin bench-locks)" "${lock_args[@]}" \
+  --csv "$out/locks-node1.csv"
+DART_UNITS_PER_NODE=1 launch 2 "$out/locks-nodes2.log" "$(bin bench-locks)" \
+  "${lock_args[@]}" --csv "$out/locks-nodes2.csv"
 
 program_of() { # model kernel
   case "$1" in
