@@ -186,6 +186,16 @@ dart_ret_t dart_team_lock_destroy(dart_lock_t *lock)
     LOG_WARN(__func__, "destroying a lock this unit still holds");
   }
   l->fast_local = false;
+  dart_ret_t ret = DART_OK;
+  if (l->team != NULL && l->ops == &lock_ops_hybrid) {
+    /* The next init may hand the arena slot to a new lock and reset it:
+     * every member must be done with this one (a late release would
+     * write into the new lock), as MPI_Win_free once guaranteed. */
+    int err = lock_polling_barrier(l->team->comm);
+    if (err != MPI_SUCCESS) {
+      ret = report_mpi_error(__func__, "MPI_Ibarrier", err);
+    }
+  }
   if (l->team != NULL) {
     l->ops->free(l);
   }
@@ -194,7 +204,7 @@ dart_ret_t dart_team_lock_destroy(dart_lock_t *lock)
   pthread_mutex_unlock(&registry_mutex);
   pthread_mutex_destroy(&l->mutex);
   *lock = DART_LOCK_NULL;
-  return DART_OK;
+  return ret;
 }
 
 /* The checks every acquire/try/release starts with. */
