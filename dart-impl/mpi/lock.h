@@ -51,15 +51,16 @@ struct dart_lock_struct {
                                          team alive: API fast path */
   _Atomic uintptr_t      holder;      /* holding thread's token, 0 = none */
 
-  /* hybrid / cpu: slot `slot` of the team's lock arena */
+  /* hybrid / cpu / mpi-mcs: slot `slot` of the team's lock arena */
   int                    slot;
   struct lock_shm       *shm;         /* the home node's line (or NULL) */
   MPI_Win                net_win;     /* MPI_WIN_NULL on one-node teams */
-  MPI_Aint               net_disp;    /* the word at the home unit */
+  MPI_Aint               net_disp;    /* the slot's words in net_win
+                                         (hybrid) or win (mpi-mcs) */
   uint64_t               ticket;      /* CPU lock ticket I hold */
   bool                   net_held;    /* I hold the network word */
 
-  /* mpi-mcs / mpi-win-lock */
+  /* mpi-mcs (the arena's) / mpi-win-lock (its own) */
   MPI_Win                win;
   pthread_mutex_t        mutex;       /* one thread of this unit at a time */
 

@@ -187,10 +187,11 @@ dart_ret_t dart_team_lock_destroy(dart_lock_t *lock)
   }
   l->fast_local = false;
   dart_ret_t ret = DART_OK;
-  if (l->team != NULL && l->ops == &lock_ops_hybrid) {
-    /* The next init may hand the arena slot to a new lock and reset it:
-     * every member must be done with this one (a late release would
-     * write into the new lock), as MPI_Win_free once guaranteed. */
+  if (l->team != NULL && l->ops != &lock_ops_win_lock) {
+    /* Hybrid and MCS: the next init may hand the arena slot to a new lock
+     * and reset it: every member must be done with this one (a late
+     * release would write into the new lock), as MPI_Win_free once
+     * guaranteed. */
     int err = lock_polling_barrier(l->team->comm);
     if (err != MPI_SUCCESS) {
       ret = report_mpi_error(__func__, "MPI_Ibarrier", err);

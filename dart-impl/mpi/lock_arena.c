@@ -1,8 +1,9 @@
-/* The per-team lock arena (see lock_arena.h). One chunk is one
+/* The per-team lock arenas (see lock_arena.h). A HYBRID chunk is one
  * MPI_Win_allocate_shared on the team's node communicator (node rank 0
  * provides LOCK_ARENA_CHUNK cache lines) and, on multi-node teams, one
- * MPI_Win_allocate of LOCK_ARENA_CHUNK words per unit on the team, locked
- * with lock_all once for the chunk's lifetime. */
+ * MPI_Win_allocate of LOCK_ARENA_CHUNK words per unit on the team; an MCS
+ * chunk only the latter, LOCK_ARENA_MCS_WORDS words a slot. Network
+ * windows stay in a lock_all epoch for the chunk's lifetime. */
 #include "lock_arena.h"
 #include "runtime.h"
 
@@ -18,7 +19,8 @@ struct arena_chunk {
 };
 
 struct lock_arena {
-  dart_team_t         team_id;
+  dart_team_t          team_id;
+  enum lock_arena_kind kind;
   int                 nchunks;
   struct arena_chunk *chunks;
   unsigned char      *used;     /* per slot */
@@ -28,10 +30,10 @@ struct lock_arena {
 static struct lock_arena *arenas;
 static pthread_mutex_t    arenas_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-static struct lock_arena *find(dart_team_t team_id)
+static struct lock_arena *find(dart_team_t team_id, enum lock_arena_kind kind)
 {
   struct lock_arena *a = arenas;
-  while (a != NULL && a->team_id != team_id) {
+  while (a != NULL && (a->team_id != team_id || a->kind != kind)) {
     a = a->next;
   }
   return a;
@@ -48,11 +50,46 @@ static void chunk_free(struct arena_chunk *c)
   }
 }
 
+static int words_per_slot(enum lock_arena_kind kind)
+{
+  return kind == LOCK_ARENA_MCS ? LOCK_ARENA_MCS_WORDS : 1;
+}
+
+static dart_ret_t chunk_create_net(const char *call, struct team *team,
+                                   enum lock_arena_kind kind,
+                                   struct arena_chunk *c)
+{
+  int per_slot = words_per_slot(kind);
+  int64_t *words = NULL;
+  int err = MPI_Win_allocate(LOCK_ARENA_CHUNK * per_slot *
+                                 (MPI_Aint)sizeof(int64_t),
+                             sizeof(int64_t), MPI_INFO_NULL, team->comm,
+                             &words, &c->net_win);
+  if (err != MPI_SUCCESS) {
+    c->net_win = MPI_WIN_NULL;
+    return report_mpi_error(call, "MPI_Win_allocate", err);
+  }
+  MPI_Win_set_errhandler(c->net_win, MPI_ERRORS_RETURN);
+  /* Nobody accesses the window before its first lock's creation barrier;
+   * each lock resets its slot with MPI atomics then anyway. */
+  for (int i = 0; i < LOCK_ARENA_CHUNK * per_slot; ++i) {
+    words[i] = kind == LOCK_ARENA_MCS ? 0 : NET_CPU_MODE;
+  }
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, c->net_win);
+  MPI_Win_sync(c->net_win);
+  return DART_OK;
+}
+
 static dart_ret_t chunk_create(const char *call, struct team *team,
+                               enum lock_arena_kind kind,
                                struct arena_chunk *c)
 {
   c->shm_win = MPI_WIN_NULL;
   c->net_win = MPI_WIN_NULL;
+  c->lines = NULL;
+  if (kind == LOCK_ARENA_MCS) {
+    return chunk_create_net(call, team, kind, c);
+  }
   /* One spare line: some MPIs under-align shared memory. */
   MPI_Aint bytes = team->node_rank == 0
                        ? (MPI_Aint)((LOCK_ARENA_CHUNK + 1) * LINE) : 0;
@@ -68,27 +105,12 @@ static dart_ret_t chunk_create(const char *call, struct team *team,
   char *base = NULL;
   MPI_Win_shared_query(c->shm_win, 0, &size, &disp, &base);
   c->lines = (char *)(((uintptr_t)base + LINE - 1) & ~(uintptr_t)(LINE - 1));
-  if (team->num_nodes == 1) {
-    return DART_OK;
-  }
-  int64_t *words = NULL;
-  err = MPI_Win_allocate(LOCK_ARENA_CHUNK * (MPI_Aint)sizeof(int64_t),
-                         sizeof(int64_t), MPI_INFO_NULL, team->comm, &words,
-                         &c->net_win);
-  if (err != MPI_SUCCESS) {
-    c->net_win = MPI_WIN_NULL;
+  dart_ret_t ret = team->num_nodes == 1
+                       ? DART_OK : chunk_create_net(call, team, kind, c);
+  if (ret != DART_OK) {
     chunk_free(c);
-    return report_mpi_error(call, "MPI_Win_allocate", err);
   }
-  MPI_Win_set_errhandler(c->net_win, MPI_ERRORS_RETURN);
-  /* Nobody accesses the window before its first lock's creation barrier;
-   * the slot is reset with MPI atomics then anyway. */
-  for (int i = 0; i < LOCK_ARENA_CHUNK; ++i) {
-    words[i] = NET_CPU_MODE;
-  }
-  MPI_Win_lock_all(MPI_MODE_NOCHECK, c->net_win);
-  MPI_Win_sync(c->net_win);
-  return DART_OK;
+  return ret;
 }
 
 static dart_ret_t grow(const char *call, struct team *team,
@@ -106,7 +128,7 @@ static dart_ret_t grow(const char *call, struct team *team,
   /* Every member must enter the collective allocation, even one out of
    * memory here, or the others hang: allocate first, report after. */
   struct arena_chunk fresh;
-  dart_ret_t ret = chunk_create(call, team, &fresh);
+  dart_ret_t ret = chunk_create(call, team, a->kind, &fresh);
   if (ret != DART_OK) {
     return ret;
   }
@@ -121,11 +143,12 @@ static dart_ret_t grow(const char *call, struct team *team,
   return DART_OK;
 }
 
-dart_ret_t lock_arena_take(const char *call, struct team *team, int *slot,
+dart_ret_t lock_arena_take(const char *call, struct team *team,
+                           enum lock_arena_kind kind, int *slot,
                            struct lock_slot *where)
 {
   pthread_mutex_lock(&arenas_mutex);
-  struct lock_arena *a = find(team->id);
+  struct lock_arena *a = find(team->id, kind);
   if (a == NULL) {
     a = calloc(1, sizeof *a);
     if (a == NULL) {
@@ -133,6 +156,7 @@ dart_ret_t lock_arena_take(const char *call, struct team *team, int *slot,
       return report_error(DART_ERR_NOMEM, call, "out of memory");
     }
     a->team_id = team->id;
+    a->kind = kind;
     a->next = arenas;
     arenas = a;
   }
@@ -145,19 +169,21 @@ dart_ret_t lock_arena_take(const char *call, struct team *team, int *slot,
     a->used[s] = 1;
     struct arena_chunk *c = &a->chunks[s / LOCK_ARENA_CHUNK];
     int i = s % LOCK_ARENA_CHUNK;
-    where->shm = (struct lock_shm *)(c->lines + (size_t)i * LINE);
+    where->shm = c->lines == NULL ? NULL
+                 : (struct lock_shm *)(c->lines + (size_t)i * LINE);
     where->net_win = c->net_win;
-    where->net_disp = i;
+    where->net_disp = (MPI_Aint)i * words_per_slot(kind);
     *slot = s;
   }
   pthread_mutex_unlock(&arenas_mutex);
   return ret;
 }
 
-void lock_arena_give_back(const struct team *team, int slot)
+void lock_arena_give_back(const struct team *team, enum lock_arena_kind kind,
+                          int slot)
 {
   pthread_mutex_lock(&arenas_mutex);
-  struct lock_arena *a = find(team->id);
+  struct lock_arena *a = find(team->id, kind);
   if (a != NULL && slot >= 0 && slot < a->nchunks * LOCK_ARENA_CHUNK) {
     a->used[slot] = 0;
   }
@@ -167,18 +193,20 @@ void lock_arena_give_back(const struct team *team, int slot)
 void lock_arena_team_destroyed(const struct team *team)
 {
   pthread_mutex_lock(&arenas_mutex);
-  for (struct lock_arena **p = &arenas; *p != NULL; p = &(*p)->next) {
-    if ((*p)->team_id == team->id) {
-      struct lock_arena *a = *p;
-      *p = a->next;
-      for (int c = 0; c < a->nchunks; ++c) {
-        chunk_free(&a->chunks[c]);
-      }
-      free(a->chunks);
-      free(a->used);
-      free(a);
-      break;
+  struct lock_arena **p = &arenas;
+  while (*p != NULL) {
+    struct lock_arena *a = *p;
+    if (a->team_id != team->id) {
+      p = &a->next;
+      continue;
     }
+    *p = a->next;
+    for (int c = 0; c < a->nchunks; ++c) {
+      chunk_free(&a->chunks[c]);
+    }
+    free(a->chunks);
+    free(a->used);
+    free(a);
   }
   pthread_mutex_unlock(&arenas_mutex);
 }

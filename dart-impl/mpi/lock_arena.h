@@ -11,23 +11,33 @@
 
 enum { LOCK_ARENA_CHUNK = 64 };
 
+/* A team has one arena per kind. HYBRID: a shared line per slot on every
+ * node and, on multi-node teams, one network word per slot and unit.
+ * MCS: LOCK_ARENA_MCS_WORDS network words per slot and unit (a cache
+ * line: MPICH 4.0's shared-memory windows misplace RMA on smaller
+ * members), on every team. */
+enum lock_arena_kind { LOCK_ARENA_HYBRID, LOCK_ARENA_MCS, LOCK_ARENA_KINDS };
+enum { LOCK_ARENA_MCS_WORDS = 8 };
+
 /* Slot s: line s of each node's shared block (units of the lock's home
  * node use the home node's), word s of every unit's network window (the
  * lock uses the home unit's). */
 struct lock_slot {
-  struct lock_shm *shm;      /* this node's line for the slot */
-  MPI_Win          net_win;  /* MPI_WIN_NULL on one-node teams */
-  MPI_Aint         net_disp; /* the word's displacement in net_win */
+  struct lock_shm *shm;      /* this node's line (HYBRID) */
+  MPI_Win          net_win;  /* MPI_WIN_NULL: a one-node HYBRID team */
+  MPI_Aint         net_disp; /* the slot's first word in net_win */
 };
 
 /* Takes the lowest free slot of the team's arena (created at the team's
  * first lock, grown by a chunk when full; collective then). */
-dart_ret_t lock_arena_take(const char *call, struct team *team, int *slot,
+dart_ret_t lock_arena_take(const char *call, struct team *team,
+                           enum lock_arena_kind kind, int *slot,
                            struct lock_slot *where);
 /* Returns a slot for reuse. Not collective itself, but called by every
  * member in the same order. */
-void lock_arena_give_back(const struct team *team, int slot);
-/* Frees the team's arena (team teardown, after its locks). */
+void lock_arena_give_back(const struct team *team, enum lock_arena_kind kind,
+                          int slot);
+/* Frees the team's arenas (team teardown, after its locks). */
 void lock_arena_team_destroyed(const struct team *team);
 
 #endif

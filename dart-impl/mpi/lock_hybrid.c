@@ -305,7 +305,7 @@ static void hybrid_free(struct dart_lock_struct *l)
   if (l->net_win != MPI_WIN_NULL && l->me == l->home) {
     locks_home_remove(l);
   }
-  lock_arena_give_back(l->team, l->slot);
+  lock_arena_give_back(l->team, LOCK_ARENA_HYBRID, l->slot);
   l->shm = NULL;
   l->net_win = MPI_WIN_NULL;
 }
@@ -320,7 +320,8 @@ static dart_ret_t hybrid_create(const char *call, struct dart_lock_struct *l)
                         "one-sided component (set OMPI_MCA_osc=sm,ucx)");
   }
   struct lock_slot where;
-  dart_ret_t ret = lock_arena_take(call, team, &l->slot, &where);
+  dart_ret_t ret = lock_arena_take(call, team, LOCK_ARENA_HYBRID, &l->slot,
+                                   &where);
   if (ret != DART_OK) {
     return ret;
   }
@@ -337,7 +338,7 @@ static dart_ret_t hybrid_create(const char *call, struct dart_lock_struct *l)
     ret = report_mpi_error(call, "MPI_Barrier", err);
   }
   if (ret != DART_OK) {
-    lock_arena_give_back(team, l->slot);
+    lock_arena_give_back(team, LOCK_ARENA_HYBRID, l->slot);
     return ret;
   }
   if (multi_node && l->me == l->home) {

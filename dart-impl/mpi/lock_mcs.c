@@ -1,15 +1,14 @@
 /* Baseline DART_LOCK_MODE=mpi-mcs: an MCS queue lock on MPI atomics only.
- * Each unit's window holds { tail, next, blocked } as 64-bit words; the
- * home unit's tail is the queue's end. Every word is written with
+ * Each unit's slot of the team's MCS arena (a window shared by up to 64
+ * locks) holds { tail, next, blocked } as 64-bit words; the home unit's
+ * tail is the queue's end. Every word is written with
  * MPI_Compare_and_swap and read with MPI_Fetch_and_op(MPI_NO_OP), so the
  * window's default accumulate_ops (same op or no-op) holds. */
 #include "lock.h"
+#include "lock_arena.h"
 #include "runtime.h"
 
 enum { MCS_TAIL = 0, MCS_NEXT = 1, MCS_BLOCKED = 2 };
-/* A whole cache line per unit: MPICH 4.0's shared-memory windows misplace
- * RMA on members whose size is not a multiple of it (24 bytes failed). */
-enum { MCS_WORDS = 8 };
 #define MCS_NONE INT64_C(-1)
 
 static dart_ret_t mcs_cas(const char *call, struct dart_lock_struct *l,
@@ -17,7 +16,7 @@ static dart_ret_t mcs_cas(const char *call, struct dart_lock_struct *l,
                           int64_t *old)
 {
   int err = MPI_Compare_and_swap(&value, &compare, old, MPI_INT64_T, unit,
-                                 word, l->win);
+                                 l->net_disp + word, l->win);
   if (err == MPI_SUCCESS) {
     err = MPI_Win_flush(unit, l->win);
   }
@@ -29,8 +28,8 @@ static dart_ret_t mcs_cas(const char *call, struct dart_lock_struct *l,
 static dart_ret_t mcs_read(const char *call, struct dart_lock_struct *l,
                            int word, int64_t *value)
 {
-  int err = MPI_Fetch_and_op(NULL, value, MPI_INT64_T, l->me, word,
-                             MPI_NO_OP, l->win);
+  int err = MPI_Fetch_and_op(NULL, value, MPI_INT64_T, l->me,
+                             l->net_disp + word, MPI_NO_OP, l->win);
   if (err == MPI_SUCCESS) {
     err = MPI_Win_flush(l->me, l->win);
   }
@@ -142,10 +141,26 @@ static dart_ret_t mcs_release(const char *call, struct dart_lock_struct *l)
 
 static void mcs_free(struct dart_lock_struct *l)
 {
-  if (l->win != MPI_WIN_NULL) {
-    MPI_Win_unlock_all(l->win);
-    MPI_Win_free(&l->win);
+  lock_arena_give_back(l->team, LOCK_ARENA_MCS, l->slot);
+  l->win = MPI_WIN_NULL;
+}
+
+/* My words of a slot that may have served a destroyed lock get their
+ * initial values (before the creation barrier, nobody else reads them). */
+static dart_ret_t mcs_reset(const char *call, struct dart_lock_struct *l)
+{
+  static const int64_t initial[] = { [MCS_TAIL] = MCS_NONE,
+                                     [MCS_NEXT] = MCS_NONE,
+                                     [MCS_BLOCKED] = 0 };
+  dart_ret_t ret = DART_OK;
+  for (int w = 0; w < 3 && ret == DART_OK; ++w) {
+    int64_t now, old;
+    ret = mcs_read(call, l, w, &now);
+    if (ret == DART_OK && now != initial[w]) {
+      ret = mcs_cas(call, l, l->me, w, now, initial[w], &old);
+    }
   }
+  return ret;
 }
 
 static dart_ret_t mcs_create(const char *call, struct dart_lock_struct *l)
@@ -155,25 +170,23 @@ static dart_ret_t mcs_create(const char *call, struct dart_lock_struct *l)
                         "MPI_Compare_and_swap, unsafe with this Open MPI "
                         "one-sided component (set OMPI_MCA_osc=sm,ucx)");
   }
-  int64_t *words = NULL;
-  int err = MPI_Win_allocate(MCS_WORDS * sizeof(int64_t), sizeof(int64_t),
-                             MPI_INFO_NULL, l->team->comm, &words, &l->win);
-  if (err != MPI_SUCCESS) {
-    l->win = MPI_WIN_NULL;
-    return report_mpi_error(call, "MPI_Win_allocate", err);
+  struct lock_slot where;
+  dart_ret_t ret = lock_arena_take(call, l->team, LOCK_ARENA_MCS, &l->slot,
+                                   &where);
+  if (ret != DART_OK) {
+    return ret;
   }
-  MPI_Win_set_errhandler(l->win, MPI_ERRORS_RETURN);
-  words[MCS_TAIL] = MCS_NONE;
-  words[MCS_NEXT] = MCS_NONE;
-  words[MCS_BLOCKED] = 0;
-  MPI_Win_lock_all(MPI_MODE_NOCHECK, l->win);
-  MPI_Win_sync(l->win);
-  err = MPI_Barrier(l->team->comm);
-  if (err != MPI_SUCCESS) {
+  l->win = where.net_win;
+  l->net_disp = where.net_disp;
+  ret = mcs_reset(call, l);
+  int err = MPI_Barrier(l->team->comm);
+  if (ret == DART_OK && err != MPI_SUCCESS) {
+    ret = report_mpi_error(call, "MPI_Barrier", err);
+  }
+  if (ret != DART_OK) {
     mcs_free(l);
-    return report_mpi_error(call, "MPI_Barrier", err);
   }
-  return DART_OK;
+  return ret;
 }
 
 const struct lock_ops lock_ops_mcs = {

@@ -1,7 +1,9 @@
-/* The per-team lock arena (white-box: reads slots and the home's state).
+/* The per-team lock arena (white-box: reads slots and the home's state),
+ * for hybrid locks and (DART_LOCK_MODE=mpi-mcs) the MCS baseline.
  * More locks than one chunk holds get distinct slots in creation order;
  * destroyed slots are reused lowest first; a reused slot starts from the
- * initial state (ticket counters zero, CPU mode, network word CPU_MODE)
+ * initial state (hybrid: ticket counters zero, CPU mode, network word
+ * CPU_MODE; MCS: every unit's tail and next NONE, blocked 0)
  * although its previous lock was used (and, across nodes, migrated);
  * locks on reused and grown slots still exclude mutually. */
 #include "mpi/lock.h"
@@ -18,9 +20,25 @@ enum { NREUSED = sizeof reused / sizeof *reused };
 
 static int me, n;
 
-/* The home checks the fresh lock's state before anyone used it. */
+static int64_t read_word(MPI_Win win, int unit, MPI_Aint disp)
+{
+  int64_t word = 0;
+  TEST_EQ(MPI_Fetch_and_op(NULL, &word, MPI_INT64_T, unit, disp, MPI_NO_OP,
+                           win), MPI_SUCCESS);
+  TEST_EQ(MPI_Win_flush(unit, win), MPI_SUCCESS);
+  return word;
+}
+
+/* The fresh lock's state before anyone used it: MCS, my own words;
+ * hybrid, checked by the home. */
 static void check_initial(dart_lock_t l)
 {
+  if (l->ops == &lock_ops_mcs) {
+    TEST_EQ(read_word(l->win, l->me, l->net_disp + 0), -1); /* tail */
+    TEST_EQ(read_word(l->win, l->me, l->net_disp + 1), -1); /* next */
+    TEST_EQ(read_word(l->win, l->me, l->net_disp + 2), 0);  /* blocked */
+    return;
+  }
   if (l->me != l->home) {
     return;
   }
@@ -29,11 +47,7 @@ static void check_initial(dart_lock_t l)
   TEST_EQ(atomic_load(&l->shm->mode), HYBRID_MODE_CPU);
   TEST_EQ(atomic_load(&l->shm->migrate_pending), 0);
   if (l->net_win != MPI_WIN_NULL) {
-    int64_t word = 0;
-    TEST_EQ(MPI_Fetch_and_op(NULL, &word, MPI_INT64_T, l->home, l->net_disp,
-                             MPI_NO_OP, l->net_win), MPI_SUCCESS);
-    TEST_EQ(MPI_Win_flush(l->home, l->net_win), MPI_SUCCESS);
-    TEST_EQ(word, NET_CPU_MODE);
+    TEST_EQ(read_word(l->net_win, l->home, l->net_disp), NET_CPU_MODE);
   }
 }
 
@@ -73,7 +87,8 @@ int main(int argc, char **argv)
   for (int k = 0; k < NLOCKS; ++k) {
     STAGE("init %d", k);
     S_OK(dart_team_lock_init(DART_TEAM_ALL, &locks[k]));
-    TEST_ASSERT(locks[k]->ops == &lock_ops_hybrid);
+    TEST_ASSERT(locks[k]->ops == (runtime.env.lock_mode == LOCK_MODE_MPI_MCS
+                                      ? &lock_ops_mcs : &lock_ops_hybrid));
     TEST_EQ(locks[k]->slot, k);
     check_initial(locks[k]);
   }
