@@ -373,6 +373,19 @@ static void csv_row(const char *section, const char *mode, const char *param,
   }
 }
 
+/* The table rows (and CSV rows) of a section with three numbers a mode. */
+static void three_columns(const char *section, const char *names[3],
+                          const char *metric, double v[NMODES][3])
+{
+  for (int m = 0; m < NMODES; ++m) {
+    for (int i = 0; i < 3; ++i) {
+      csv_row(section, modes[m].name, names[i], metric, v[m][i]);
+    }
+    printf("| %s | %.1f | %.1f | %.1f |\n", modes[m].name, v[m][0], v[m][1],
+           v[m][2]);
+  }
+}
+
 /* The hardware floor beside (a): ns per uncontended `lock xadd`, per
  * `lock cmpxchg`, and per xadd + release store (what an uncontended
  * ticket lock's acquire+release must do), medians over reps. */
@@ -622,23 +635,13 @@ int main(int argc, char **argv)
     printf("\n(g) leader pattern: ns per lock-put-unlock, slowest leader\n\n"
            "| mode | local units | remote leaders | local again |\n"
            "|---|---:|---:|---:|\n");
-    for (int m = 0; m < NMODES; ++m) {
-      csv_row("g", modes[m].name, "local", "ns", g[m][0]);
-      csv_row("g", modes[m].name, "remote", "ns", g[m][1]);
-      csv_row("g", modes[m].name, "local_again", "ns", g[m][2]);
-      printf("| %s | %.1f | %.1f | %.1f |\n", modes[m].name, g[m][0],
-             g[m][1], g[m][2]);
-    }
+    static const char *g_names[3] = { "local", "remote", "local_again" };
+    three_columns("g", g_names, "ns", g);
     printf("\n(h) creation: us per lock, %d locks, slowest unit\n\n"
            "| mode | init, new team | init, reused | destroy |\n"
            "|---|---:|---:|---:|\n", CREATE_LOCKS);
-    for (int m = 0; m < NMODES; ++m) {
-      csv_row("h", modes[m].name, "init_new", "us", h[m][0]);
-      csv_row("h", modes[m].name, "init_reused", "us", h[m][1]);
-      csv_row("h", modes[m].name, "destroy", "us", h[m][2]);
-      printf("| %s | %.1f | %.1f | %.1f |\n", modes[m].name, h[m][0],
-             h[m][1], h[m][2]);
-    }
+    static const char *h_names[3] = { "init_new", "init_reused", "destroy" };
+    three_columns("h", h_names, "us", h);
     fflush(stdout);
   }
 
