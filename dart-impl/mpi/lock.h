@@ -105,7 +105,7 @@ static inline bool locks_need_polling(void)
 
 /* Home units serve migration requests every LOCK_POLL_EVERY lock calls
  * (and in every wait): reading a network word costs an MPI atomic, about
- * 1 us on MPICH, which a 14 ns acquire+release must not pay often.
+ * 1 us on MPICH, which a 6 ns acquire+release must not pay often.
  * Relaxed load and store, no read-modify-write: that would cost as much
  * as the whole CPU-mode acquire (a count lost to a race is harmless). */
 #define LOCK_POLL_EVERY 128

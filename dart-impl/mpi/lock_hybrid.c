@@ -12,7 +12,9 @@
  * home unit (poll from DART calls or the progress thread) or the current
  * ticket holder migrates the lock to network mode.
  * DART_LOCK_MODE=cpu: the same on a one-node team, which has no network
- * word at all. */
+ * word at all. The shared line and the network word are a slot of the
+ * team's lock arena (lock_arena.c); the uncontended CPU-mode acquire and
+ * release are inlined in lock_api.c. */
 #include "lock.h"
 #include "lock_arena.h"
 #include "runtime.h"
