@@ -49,7 +49,7 @@ struct team_sync {
 enum {
   SPIN_POLLS  = 256,
   PROBE_EVERY = 8,
-  YIELD_POLLS = 20000,
+  YIELD_POLLS = 384,
   SLEEP_NS    = 20000
 };
 
