@@ -41,16 +41,24 @@ struct team_sync {
   uint64_t        reductions; /* reductions this unit entered */
 };
 
-/* Waiting backs off in three stages: pause-spin for a cross-core
- * hand-off (~200 ns), then yield the core (oversubscribed runs), then
- * sleep (a peer busy for long). Every few polls past the spin it enters
- * MPI: MPICH's RMA progresses only when the target does, and a peer may
- * be in a flush that waits for this unit. */
+/* Waiting backs off in three stages, by time spent: pause-spin first, long
+ * enough to ride out a peer's short delay (a yield on a loaded core hands
+ * it to another process for a whole time slice), then yield the core
+ * (oversubscribed runs), then sleep (a peer busy for long). Past the
+ * first polls it enters MPI now and then: MPICH's RMA progresses only
+ * when the target does, and a peer may be in a flush that waits for this
+ * unit. */
 enum {
-  SPIN_POLLS  = 256,
-  PROBE_EVERY = 8,
-  YIELD_POLLS = 384,
+  CHECK_EVERY = 64,     /* polls between clock reads and MPI probes */
+  SPIN_NS     = 50000,
+  YIELD_NS    = 1000000,
   SLEEP_NS    = 20000
+};
+
+struct waiter {
+  unsigned long polls;
+  long long     start_ns;
+  long long     waited_ns;
 };
 
 static inline void cpu_pause(void)
@@ -64,18 +72,29 @@ static inline void cpu_pause(void)
 #endif
 }
 
-static void back_off(unsigned *polls, MPI_Comm comm)
+static long long now_ns(void)
 {
-  unsigned p = (*polls)++;
-  if (p < SPIN_POLLS) {
-    cpu_pause();
-    return;
-  }
-  if (p % PROBE_EVERY == 0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void back_off(struct waiter *w, MPI_Comm comm)
+{
+  unsigned long p = w->polls++;
+  if (p % CHECK_EVERY == CHECK_EVERY - 1 ||
+      (w->waited_ns >= SPIN_NS && p % 8 == 0)) {
+    long long t = now_ns();
+    if (w->start_ns == 0) {
+      w->start_ns = t;
+    }
+    w->waited_ns = t - w->start_ns;
     int flag = 0;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
   }
-  if (p < YIELD_POLLS) {
+  if (w->waited_ns < SPIN_NS) {
+    cpu_pause();
+  } else if (w->waited_ns < YIELD_NS) {
     sched_yield();
   } else {
     struct timespec pause = { 0, SLEEP_NS };
@@ -90,11 +109,11 @@ static void arrive_and_wait(struct team *team)
   uint64_t epoch = ++s->epoch;
   atomic_store_explicit(&s->arrive[team->my_rank].epoch, epoch,
                         memory_order_release);
+  struct waiter w = { 0, 0, 0 };
   for (int u = 0; u < team->size; ++u) {
-    unsigned polls = 0;
     while (atomic_load_explicit(&s->arrive[u].epoch, memory_order_acquire) <
            epoch) {
-      back_off(&polls, team->comm);
+      back_off(&w, team->comm);
     }
   }
 }
