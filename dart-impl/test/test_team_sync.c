@@ -112,14 +112,6 @@ static void check_barrier(const struct ctx *c)
  * Reductions.
  * --------------------------------------------------------------------- */
 
-#define NBASIC 11
-static const dart_datatype_t basic[NBASIC] = {
-  DART_TYPE_BYTE,     DART_TYPE_SHORT,     DART_TYPE_INT,
-  DART_TYPE_UINT,     DART_TYPE_LONG,      DART_TYPE_ULONG,
-  DART_TYPE_LONGLONG, DART_TYPE_ULONGLONG, DART_TYPE_FLOAT,
-  DART_TYPE_DOUBLE,   DART_TYPE_LONG_DOUBLE
-};
-
 #define NOPS 11
 static const dart_operation_t ops[NOPS] = {
   DART_OP_SUM,  DART_OP_MIN, DART_OP_MAX,  DART_OP_PROD,
@@ -245,8 +237,8 @@ static void check_reduction(const struct ctx *c, dart_datatype_t t,
  * SUM and MINMAX just above it (MPI's path). */
 static void check_all_pairs(const struct ctx *c)
 {
-  for (int k = 0; k < NBASIC; ++k) {
-    dart_datatype_t t = basic[k];
+  for (int k = 0; k < TEST_NBASIC; ++k) {
+    dart_datatype_t t = test_basic_types[k];
     size_t at_limit = TEAM_SYNC_MAX_BYTES / basic_size(t);
     size_t counts[3] = { 2, at_limit, at_limit + 2 };
     for (int o = 0; o < NOPS; ++o) {
