@@ -44,7 +44,8 @@ static const char *const known_variables[] = {
   "DART_LOG_LEVEL", "DART_SHM_PATH", "DART_UNITS_PER_NODE",
   "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT",
   "DART_LOCAL_POOL_MIB", "DART_LOCAL_POOL_MAX_MIB", "DART_NODEDB_LOCK",
-  "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", NULL
+  "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", "DART_SHM_SYNC",
+  NULL
 };
 
 static int read_choice(const char *var, const struct choice *choices,
@@ -112,6 +113,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
 {
   int log_level = LOG_LEVEL_WARN;
   int shm = 1;
+  int shm_sync = 1;
   int bootstrap = BOOTSTRAP_NODE_ROOTS;
   int lock = LOCK_MODE_HYBRID;
   int policy = LOCK_POLICY_SEED;
@@ -124,6 +126,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
 
   if (read_choice("DART_LOG_LEVEL", log_levels, &log_level, why, why_len) ||
       read_choice("DART_SHM_PATH", on_off, &shm, why, why_len) ||
+      read_choice("DART_SHM_SYNC", on_off, &shm_sync, why, why_len) ||
       read_choice("DART_BOOTSTRAP", bootstrap_modes, &bootstrap, why,
                   why_len) ||
       read_choice("DART_LOCK_MODE", lock_modes, &lock, why, why_len) ||
@@ -144,6 +147,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   }
   cfg->log_level          = (enum log_level)log_level;
   cfg->shared_memory_path = shm != 0;
+  cfg->shm_sync           = shm_sync != 0;
   cfg->units_per_node     = units_per_node;
   cfg->bootstrap          = (enum bootstrap_mode)bootstrap;
   cfg->lock_mode          = (enum lock_mode)lock;

@@ -31,6 +31,7 @@ enum lock_policy {
 struct env_config {
   enum log_level      log_level;         /* DART_LOG_LEVEL */
   bool                shared_memory_path;/* DART_SHM_PATH */
+  bool                shm_sync;          /* DART_SHM_SYNC */
   int                 units_per_node;    /* DART_UNITS_PER_NODE, 0 = real */
   enum bootstrap_mode bootstrap;         /* DART_BOOTSTRAP */
   enum lock_mode      lock_mode;         /* DART_LOCK_MODE */

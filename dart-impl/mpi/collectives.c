@@ -5,6 +5,7 @@
 #include "operation.h"
 #include "runtime.h"
 #include "team.h"
+#include "team_sync.h"
 
 #include <dash/dart/if/dart_communication.h>
 
@@ -255,6 +256,20 @@ static dart_ret_t reduce_chunked(const char *call, const struct team *team,
   return DART_OK;
 }
 
+/* Small reductions of single-node teams in shared memory, else MPI. */
+static dart_ret_t reduce(const char *call, struct team *team,
+                         const void *sendbuf, void *recvbuf, size_t nelem,
+                         dart_datatype_t dtype, dart_operation_t op,
+                         const struct reduction *red, int root)
+{
+  size_t bytes = red->count * red->elem_bytes;
+  if (team_sync_reduces(team, op, dtype, bytes)) {
+    team_sync_reduce(team, sendbuf, recvbuf, nelem, bytes, dtype, op, root);
+    return DART_OK;
+  }
+  return reduce_chunked(call, team, sendbuf, recvbuf, red, root);
+}
+
 dart_ret_t dart_allreduce(const void *sendbuf, void *recvbuf, size_t nelem,
                           dart_datatype_t dtype, dart_operation_t op,
                           dart_team_t teamid)
@@ -268,7 +283,7 @@ dart_ret_t dart_allreduce(const void *sendbuf, void *recvbuf, size_t nelem,
       check_buffer(__func__, "recvbuf", recvbuf, nelem) != DART_OK) {
     return DART_ERR_INVAL;
   }
-  return reduce_chunked(__func__, team, sendbuf, recvbuf, &red, -1);
+  return reduce(__func__, team, sendbuf, recvbuf, nelem, dtype, op, &red, -1);
 }
 
 dart_ret_t dart_reduce(const void *sendbuf, void *recvbuf, size_t nelem,
@@ -285,7 +300,8 @@ dart_ret_t dart_reduce(const void *sendbuf, void *recvbuf, size_t nelem,
        check_buffer(__func__, "recvbuf", recvbuf, nelem) != DART_OK)) {
     return DART_ERR_INVAL;
   }
-  return reduce_chunked(__func__, team, sendbuf, recvbuf, &red, root.id);
+  return reduce(__func__, team, sendbuf, recvbuf, nelem, dtype, op, &red,
+                root.id);
 }
 
 dart_ret_t dart_alltoall(const void *sendbuf, void *recvbuf, size_t nelem,

@@ -3,6 +3,7 @@
 #include "locality_team.h"
 #include "lock.h"
 #include "runtime.h"
+#include "team_sync.h"
 
 #include <dash/dart/if/dart_team_group.h>
 
@@ -48,6 +49,7 @@ static void team_free_resources(struct team *team)
   team_locality_free(team);
   locks_team_destroyed(team);
   team_segments_free(team);
+  team_sync_free(team);
   if (team->dynamic_win != MPI_WIN_NULL) {
     MPI_Win_unlock_all(team->dynamic_win);
     MPI_Win_free(&team->dynamic_win);
@@ -180,6 +182,9 @@ static dart_ret_t team_build(const char *call, dart_team_t id, MPI_Comm comm,
     MPI_Win_set_errhandler(team->dynamic_win, MPI_ERRORS_RETURN);
     MPI_CHECK("MPI_Win_lock_all",
               MPI_Win_lock_all(MPI_MODE_NOCHECK, team->dynamic_win));
+  }
+  if ((ret = team_sync_create(call, team)) != DART_OK) {
+    goto fail;
   }
   *out = team;
   LOG_DEBUG(call, "team %d: %d units, %d nodes, %d units on my node",
@@ -326,7 +331,8 @@ int team_barrier(dart_team_t id)
    * home unit in this barrier can do; every member must make the same
    * choice (a blocking and a non-blocking barrier do not match). */
   int err = team->num_nodes > 1 ? lock_polling_barrier(team->comm)
-                                : MPI_Barrier(team->comm);
+            : team->sync != NULL ? team_sync_barrier(team)
+                                 : MPI_Barrier(team->comm);
   if (team->dynamic_win != MPI_WIN_NULL) {
     MPI_Win_sync(team->dynamic_win);
   }

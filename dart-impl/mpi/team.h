@@ -34,6 +34,9 @@ struct team {
 
   struct segment_table segments;
 
+  struct team_sync *sync;       /* shared-memory barrier and reductions;
+                                   NULL: MPI's (team_sync.h) */
+
   struct team_locality *locality; /* NULL until dart_team_locality_init */
 };
 

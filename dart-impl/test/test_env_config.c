@@ -12,7 +12,7 @@ static const char *const all_vars[] = {
   "DART_LOG_LEVEL", "DART_SHM_PATH", "DART_UNITS_PER_NODE",
   "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT",
   "DART_LOCAL_POOL_MIB", "DART_LOCAL_POOL_MAX_MIB", "DART_NODEDB_LOCK",
-  "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", NULL
+  "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", "DART_SHM_SYNC", NULL
 };
 
 int main(void)
@@ -34,6 +34,7 @@ int main(void)
   CHECK(cfg.local_pool_max_mib == 0);
   CHECK(cfg.lock_policy == LOCK_POLICY_SEED);
   CHECK(!cfg.progress_thread);
+  CHECK(cfg.shm_sync);
 
   setenv("DART_LOG_LEVEL", "debug", 1);
   setenv("DART_SHM_PATH", "off", 1);
@@ -45,7 +46,9 @@ int main(void)
   setenv("DART_LOCAL_POOL_MAX_MIB", "128", 1);
   setenv("DART_LOCK_POLICY", "history", 1);
   setenv("DART_PROGRESS_THREAD", "on", 1);
+  setenv("DART_SHM_SYNC", "off", 1);
   CHECK(env_config_read(&cfg, why, sizeof why) == 0);
+  CHECK(!cfg.shm_sync);
   CHECK(cfg.local_pool_mib == 2);
   CHECK(cfg.local_pool_max_mib == 128);
   CHECK(cfg.log_level == LOG_LEVEL_DEBUG);
@@ -72,6 +75,7 @@ int main(void)
   struct { const char *var, *value, *mention; } bad[] = {
     { "DART_LOG_LEVEL", "verbose", "trace" },
     { "DART_SHM_PATH", "yes", "off" },
+    { "DART_SHM_SYNC", "maybe", "off" },
     { "DART_UNITS_PER_NODE", "-1", "DART_UNITS_PER_NODE" },
     { "DART_UNITS_PER_NODE", "2x", "DART_UNITS_PER_NODE" },
     { "DART_MPI_COUNT_LIMIT", "0", "[1, " },

@@ -49,6 +49,16 @@ static long double get_val(dart_datatype_t t, const void *buf, size_t i)
   return 0;
 }
 
+/* Every basic type, in id order. */
+#define TEST_NBASIC 11
+__attribute__((unused))
+static const dart_datatype_t test_basic_types[TEST_NBASIC] = {
+  DART_TYPE_BYTE,     DART_TYPE_SHORT,     DART_TYPE_INT,
+  DART_TYPE_UINT,     DART_TYPE_LONG,      DART_TYPE_ULONG,
+  DART_TYPE_LONGLONG, DART_TYPE_ULONGLONG, DART_TYPE_FLOAT,
+  DART_TYPE_DOUBLE,   DART_TYPE_LONG_DOUBLE
+};
+
 /* Bytes of a basic type; fails the test for anything else. */
 __attribute__((unused))
 static size_t basic_size(dart_datatype_t t)

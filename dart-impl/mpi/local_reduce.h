@@ -1,0 +1,21 @@
+/* Element-wise reduction of plain memory with a predefined DART operation,
+ * for collectives that combine contributions themselves (team_sync). */
+#ifndef DART_MPI_LOCAL_REDUCE_H
+#define DART_MPI_LOCAL_REDUCE_H
+
+#include <dash/dart/if/dart_types.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Whether local_reduce handles (op, type): the reductions valid for a
+ * basic type (operation_valid_for_type) plus DART_OP_MINMAX. */
+bool local_reduce_supports(dart_operation_t op, dart_datatype_t type);
+
+/* acc[i] = acc[i] op in[i] for `nelem` elements of `type` (MINMAX: nelem
+ * counts single elements, pairs are (min, max)). Integer arithmetic wraps
+ * like two's complement, as MPI's does on this hardware. */
+void local_reduce(void *acc, const void *in, size_t nelem,
+                  dart_datatype_t type, dart_operation_t op);
+
+#endif
