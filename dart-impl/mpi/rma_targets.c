@@ -11,7 +11,7 @@ int rma_targets_init(struct rma_targets *t, int units)
     return -1;
   }
   t->ready = true;
-  if (!RMA_TARGETS_FLUSH_ONE_BY_ONE || units <= 0) {
+  if (units <= 0) {
     return 0;
   }
   int words = (units + 63) / 64;
@@ -60,7 +60,7 @@ static int flush_word(struct rma_targets *t, MPI_Win win, bool local_only,
 int rma_targets_flush_all(struct rma_targets *t, MPI_Win win,
                           bool local_only)
 {
-  if (t->remote == NULL) {
+  if (t->remote == NULL) { /* never set up: nothing better to do */
     return local_only ? MPI_Win_flush_local_all(win)
                       : MPI_Win_flush_all(win);
   }

@@ -2,13 +2,14 @@
  * units has completed yet, so that such a flush can complete them one
  * target at a time.
  *
- * Why: under Open MPI 4.1 with osc/ucx, MPI_Win_flush_all can return
- * while UCX still queues puts for a target whose FIFO was full (memory
- * of MPI_Win_create windows goes through UCX's active-message emulation
- * of RMA). The target then reads stale data after the next barrier;
- * seen with plain MPI: the last puts of a 1024-put burst, 4 ranks on 2
- * cores. MPI_Win_flush of each target waits for its queue and is
- * correct. */
+ * Why: MPI_Win_flush_all can return before every put is visible at its
+ * target, on both MPIs of this platform. Open MPI 4.1 with osc/ucx
+ * returns while UCX still queues puts for a target whose FIFO was full
+ * (MPI_Win_create memory goes through UCX's active-message emulation of
+ * RMA); seen with plain MPI: the last puts of a 1024-put burst, 4 ranks
+ * on 2 cores. MPICH 4.0.2 does the same on the local pool's window once
+ * no MPI_Barrier (whose messages queue behind the puts) follows. A
+ * MPI_Win_flush of each target is correct on both. */
 #ifndef DART_MPI_RMA_TARGETS_H
 #define DART_MPI_RMA_TARGETS_H
 
@@ -17,12 +18,6 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-
-#ifdef OPEN_MPI
-#define RMA_TARGETS_FLUSH_ONE_BY_ONE true
-#else
-#define RMA_TARGETS_FLUSH_ONE_BY_ONE false
-#endif
 
 struct rma_targets {
   atomic_uint_least64_t *remote; /* bit u: unit u awaits MPI_Win_flush */
@@ -42,7 +37,7 @@ void rma_targets_free(struct rma_targets *t);
  * flush of all units that misses the mark did not have to complete it). */
 static inline void rma_targets_mark(struct rma_targets *t, int unit)
 {
-  if (!RMA_TARGETS_FLUSH_ONE_BY_ONE || t->remote == NULL) {
+  if (t->remote == NULL) {
     return;
   }
   uint_least64_t bit = (uint_least64_t)1 << (unit % 64);
@@ -58,9 +53,8 @@ static inline void rma_targets_mark(struct rma_targets *t, int unit)
 }
 
 /* Completes every operation marked before the call: MPI_Win_flush (or,
- * with `local_only`, MPI_Win_flush_local) of each marked unit, or one
- * MPI_Win_flush_all / MPI_Win_flush_local_all where that MPI's is
- * correct. Returns the MPI error code. */
+ * with `local_only`, MPI_Win_flush_local) of each marked unit. Returns
+ * the MPI error code. */
 int rma_targets_flush_all(struct rma_targets *t, MPI_Win win,
                           bool local_only);
 

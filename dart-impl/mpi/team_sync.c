@@ -128,12 +128,8 @@ dart_ret_t team_sync_create(const char *call, struct team *team)
 {
   team->sync = NULL;
   /* Every input is equal on all members (environment, node structure),
-   * so they all take the same branch. With DART_SHM_PATH=off node peers
-   * talk through MPI RMA, and MPICH 4.0.2's MPI_Win_flush_all can return
-   * before its puts land (test_onesided.noshm.u4.n1): only MPI_Barrier,
-   * ordered behind those puts, then makes them visible. */
-  if (!runtime.env.shm_sync || !runtime.env.shared_memory_path ||
-      team->num_nodes != 1 || team->size < 2 ||
+   * so they all take the same branch. */
+  if (!runtime.env.shm_sync || team->num_nodes != 1 || team->size < 2 ||
       team->node_size != team->size) {
     return DART_OK;
   }

@@ -1,7 +1,6 @@
 /* White-box: the shared-memory barrier and reductions of single-node
  * teams (team_sync). Checks that exactly the teams on one node with more
- * than one unit get the shared block (unless DART_SHM_SYNC or
- * DART_SHM_PATH is off), then on DART_TEAM_ALL, the usual sub-team and
+ * than one unit get the shared block (unless DART_SHM_SYNC is off), then on DART_TEAM_ALL, the usual sub-team and
  * the team of unit 0's node:
  *  - barrier: round after round, plain stores and dart_put_blocking
  *    before the barrier are seen by every unit after it (a barrier that
@@ -53,9 +52,7 @@ static void check_placement(const struct ctx *c, const long long *keys)
     one_node = one_node && keys[t->global_of[u]] == keys[t->global_of[0]];
   }
   const char *sync = getenv("DART_SHM_SYNC");
-  const char *path = getenv("DART_SHM_PATH");
-  bool enabled = (sync == NULL || strcmp(sync, "off") != 0) &&
-                 (path == NULL || strcmp(path, "off") != 0);
+  bool enabled = sync == NULL || strcmp(sync, "off") != 0;
   STAGE("%s: placement", c->label);
   TEST_EQ(c->shm, enabled && one_node && c->n > 1);
 }
