@@ -125,6 +125,9 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
       ret = report_mpi_error(call, "MPI_Win_attach", err);
     }
     seg->attached = err == MPI_SUCCESS;
+    if (seg->attached && seg->win == team->dynamic_win) {
+      team->dynamic_win_exposes = true;
+    }
   }
   struct portion mine = { 0, seg->my_size, seg->id };
   if (!whole) {

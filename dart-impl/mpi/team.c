@@ -322,9 +322,14 @@ int team_barrier(dart_team_t id)
   struct team *team = team_lookup(id);
   /* Stores before the barrier, plain or RMA, happen before any access
    * after it on any unit: fences for plain loads and stores in shared
-   * memory (free on x86), MPI_Win_sync for the unified RMA model. */
+   * memory (free on x86), MPI_Win_sync for the unified RMA model where
+   * the team's window exposes my memory (under Open MPI segments have
+   * windows of their own and the team's stays empty: the sync would be
+   * most of a shared-memory barrier's cost for nothing). */
+  bool win_sync = team->dynamic_win != MPI_WIN_NULL &&
+                  team->dynamic_win_exposes;
   atomic_thread_fence(memory_order_release);
-  if (team->dynamic_win != MPI_WIN_NULL) {
+  if (win_sync) {
     MPI_Win_sync(team->dynamic_win);
   }
   /* Across nodes, a unit may wait in a lock for a migration that only a
@@ -333,7 +338,7 @@ int team_barrier(dart_team_t id)
   int err = team->num_nodes > 1 ? lock_polling_barrier(team->comm)
             : team->sync != NULL ? team_sync_barrier(team)
                                  : MPI_Barrier(team->comm);
-  if (team->dynamic_win != MPI_WIN_NULL) {
+  if (win_sync) {
     MPI_Win_sync(team->dynamic_win);
   }
   atomic_thread_fence(memory_order_acquire);
