@@ -83,6 +83,17 @@ static inline bool test_subteam_member(int unit, int n)
   return unit % 2 == 1 || unit == n - 1;
 }
 
+/* My team-relative id in `team` and the team's size. */
+static inline void test_team_position(dart_team_t team, int *me, int *n)
+{
+  dart_team_unit_t my;
+  size_t size;
+  TEST_OK(dart_team_myid(team, &my));
+  TEST_OK(dart_team_size(team, &size));
+  *me = my.id;
+  *n = (int)size;
+}
+
 /* Collective over DART_TEAM_ALL (n units): creates that sub-team;
  * DART_TEAM_NULL on non-members. */
 static inline dart_team_t test_subteam_create(int n)

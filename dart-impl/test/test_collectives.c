@@ -30,12 +30,7 @@ static struct team_ctx team_ctx_of(dart_team_t team, const char *label,
                                    bool full)
 {
   struct team_ctx c = { team, 0, 0, label, full };
-  dart_team_unit_t me;
-  size_t size;
-  TEST_OK(dart_team_myid(team, &me));
-  TEST_OK(dart_team_size(team, &size));
-  c.me = me.id;
-  c.n = (int)size;
+  test_team_position(team, &c.me, &c.n);
   return c;
 }
 

@@ -119,13 +119,8 @@ static void compute_node_keys(void)
 static struct ctx make_ctx(dart_team_t team, const char *label)
 {
   struct ctx c = { team, 0, 0, NULL, label };
-  dart_team_unit_t tme;
-  size_t size;
-  TEST_OK(dart_team_myid(team, &tme));
-  TEST_OK(dart_team_size(team, &size));
-  c.me = tme.id;
-  c.n = (int)size;
-  c.global_of = xmalloc(size * sizeof(int));
+  test_team_position(team, &c.me, &c.n);
+  c.global_of = xmalloc((size_t)c.n * sizeof(int));
   for (int u = 0; u < c.n; ++u) {
     dart_global_unit_t g;
     TEST_OK(dart_team_unit_l2g(team, DART_TEAM_UNIT_ID(u), &g));

@@ -33,12 +33,7 @@ struct ctx {
 static struct ctx ctx_of(dart_team_t team, const char *label)
 {
   struct ctx c = { team, 0, 0, false, label };
-  dart_team_unit_t me;
-  size_t size;
-  TEST_OK(dart_team_myid(team, &me));
-  TEST_OK(dart_team_size(team, &size));
-  c.me = me.id;
-  c.n = (int)size;
+  test_team_position(team, &c.me, &c.n);
   c.shm = team_lookup(team)->sync != NULL;
   return c;
 }
