@@ -1,5 +1,6 @@
 #include "operation.h"
 #include "datatype.h"
+#include "local_reduce.h"
 #include "runtime.h"
 #include "../base/handle_table.h"
 
@@ -21,32 +22,25 @@ static int user_op_keyval = MPI_KEYVAL_INVALID;
 static MPI_Datatype minmax_pair[DART_TYPE_LAST];
 static MPI_Op minmax_op[DART_TYPE_LAST];
 
-#define DEFINE_MINMAX(name, ctype)                                         \
+/* MPI's view of the pairs: `len` pairs of the DART type; the combining
+ * itself is local_reduce's, shared with the shared-memory reductions. */
+#define DEFINE_MINMAX(name, dtype)                                         \
   static void name(void *in, void *inout, int *len, MPI_Datatype *type)    \
   {                                                                        \
     (void)type;                                                            \
-    const ctype *a = in;                                                   \
-    ctype *b = inout;                                                      \
-    for (int i = 0; i < *len; ++i) {                                       \
-      if (a[2 * i] < b[2 * i]) {                                           \
-        b[2 * i] = a[2 * i];                                               \
-      }                                                                    \
-      if (a[2 * i + 1] > b[2 * i + 1]) {                                   \
-        b[2 * i + 1] = a[2 * i + 1];                                       \
-      }                                                                    \
-    }                                                                      \
+    local_reduce(inout, in, 2 * (size_t)*len, dtype, DART_OP_MINMAX);      \
   }
-DEFINE_MINMAX(minmax_byte, char)
-DEFINE_MINMAX(minmax_short, short)
-DEFINE_MINMAX(minmax_int, int)
-DEFINE_MINMAX(minmax_uint, unsigned int)
-DEFINE_MINMAX(minmax_long, long)
-DEFINE_MINMAX(minmax_ulong, unsigned long)
-DEFINE_MINMAX(minmax_longlong, long long)
-DEFINE_MINMAX(minmax_ulonglong, unsigned long long)
-DEFINE_MINMAX(minmax_float, float)
-DEFINE_MINMAX(minmax_double, double)
-DEFINE_MINMAX(minmax_long_double, long double)
+DEFINE_MINMAX(minmax_byte, DART_TYPE_BYTE)
+DEFINE_MINMAX(minmax_short, DART_TYPE_SHORT)
+DEFINE_MINMAX(minmax_int, DART_TYPE_INT)
+DEFINE_MINMAX(minmax_uint, DART_TYPE_UINT)
+DEFINE_MINMAX(minmax_long, DART_TYPE_LONG)
+DEFINE_MINMAX(minmax_ulong, DART_TYPE_ULONG)
+DEFINE_MINMAX(minmax_longlong, DART_TYPE_LONGLONG)
+DEFINE_MINMAX(minmax_ulonglong, DART_TYPE_ULONGLONG)
+DEFINE_MINMAX(minmax_float, DART_TYPE_FLOAT)
+DEFINE_MINMAX(minmax_double, DART_TYPE_DOUBLE)
+DEFINE_MINMAX(minmax_long_double, DART_TYPE_LONG_DOUBLE)
 
 static MPI_User_function *const minmax_function[DART_TYPE_LAST] = {
   [DART_TYPE_BYTE] = minmax_byte,          [DART_TYPE_SHORT] = minmax_short,
