@@ -59,22 +59,39 @@ static void backoff(unsigned round)
   }
 }
 
+/* Sequentially consistent exchanges: the reader takes mu_i and then
+ * looks at nu_i, the writer takes nu_i and then mu_i, and one single
+ * order of those accesses makes one of the two see the other. */
 static inline int word_try_lock(atomic_uint *word)
 {
   return atomic_load_explicit(word, memory_order_relaxed) == 0 &&
-         atomic_exchange_explicit(word, 1, memory_order_acquire) == 0;
+         atomic_exchange_explicit(word, 1, memory_order_seq_cst) == 0;
 }
 
-static void word_lock(atomic_uint *word)
+static void __attribute__((noinline)) word_lock_contended(atomic_uint *word)
 {
   for (unsigned round = 0; !word_try_lock(word); ++round) {
     backoff(round);
   }
 }
 
+static inline void word_lock(atomic_uint *word)
+{
+  if (!word_try_lock(word)) {
+    word_lock_contended(word);
+  }
+}
+
 static inline void word_unlock(atomic_uint *word)
 {
   atomic_store_explicit(word, 0, memory_order_release);
+}
+
+/* The reader's try-lock of nu_i, released at once when it succeeds,
+ * changes nothing but tells whether nu_i is free: a load says the same. */
+static inline bool word_free(atomic_uint *word)
+{
+  return atomic_load_explicit(word, memory_order_seq_cst) == 0;
 }
 
 int shared_rw_lock_format(void *mem, enum shared_rw_lock_kind kind,
@@ -156,23 +173,36 @@ static inline bool baseline(struct shared_rw_lock *lock,
   return true;
 }
 
+/* The reader's slow path, out of line so that the uncontended path needs
+ * no stack frame: take mu_i if the first try failed; while a writer holds
+ * nu_i, release mu_i, block until the writer lets go of nu_i (without
+ * taking it, which would hold up the next writer) and take mu_i again. */
+static void __attribute__((noinline))
+read_acquire_contended(struct reader_pair *pair, bool holding_mu)
+{
+  if (!holding_mu) {
+    word_lock(&pair->mu);
+  }
+  while (!word_free(&pair->nu)) {
+    word_unlock(&pair->mu);
+    for (unsigned round = 0; !word_free(&pair->nu); ++round) {
+      backoff(round);
+    }
+    word_lock(&pair->mu);
+  }
+}
+
 void shared_rw_lock_read_acquire(struct shared_rw_lock *lock, int reader)
 {
   if (baseline(lock, pthread_rwlock_rdlock)) {
     return;
   }
   struct reader_pair *pair = &lock->pairs[reader];
-  for (;;) {
-    word_lock(&pair->mu);
-    if (word_try_lock(&pair->nu)) {
-      word_unlock(&pair->nu);
-      return; /* holding mu_i keeps every writer out */
-    }
-    /* A writer holds nu_i: step aside and wait until it is done. */
-    word_unlock(&pair->mu);
-    word_lock(&pair->nu);
-    word_unlock(&pair->nu);
+  bool holding_mu = word_try_lock(&pair->mu);
+  if (!holding_mu || !word_free(&pair->nu)) {
+    read_acquire_contended(pair, holding_mu);
   }
+  /* holding mu_i keeps every writer out */
 }
 
 void shared_rw_lock_read_release(struct shared_rw_lock *lock, int reader)

@@ -6,8 +6,11 @@
  *    Reader: lock mu_i, try-lock nu_i; on success release nu_i and read;
  *    otherwise release mu_i, wait for nu_i (writer preference) and retry.
  *    Writer (writers serialized by one more lock): lock every nu_i, then
- *    every mu_i. The uncontended read path is two atomic exchanges and
- *    two stores on the reader's own line: no shared counter, no syscall.
+ *    every mu_i. A try-lock of nu_i that is released at once only tells
+ *    whether nu_i is free, so the reader tests it with a load, and waits
+ *    for it to become free without taking it. The uncontended read path
+ *    is one atomic exchange, one load and one store on the reader's own
+ *    line: no shared counter, no syscall.
  *  - a process-shared pthread rwlock (the usual baseline);
  *  - no lock at all (readers may see torn data; for measurement only).
  *
