@@ -206,6 +206,9 @@ dart_ret_t dart_exit(void)
   operation_module_finalize();
   datatype_module_finalize();
   MPI_Comm_free(&runtime.user_p2p_comm);
+  /* No thread's target cache may hit any more: put and get check for
+   * initialization only after a miss. */
+  target_forget_all();
   runtime.initialized = false;
   stop_mpi();
   log_set_unit(-1);

@@ -115,8 +115,8 @@ static inline void target_forget_all(void)
   atomic_fetch_add_explicit(&segment_generation, 1, memory_order_relaxed);
 }
 
-/* Enters MPI now and then (a cheap probe every 1024 direct accesses), so
- * a unit that only copies through shared memory still lets MPI make
+/* Enters MPI now and then (a cheap probe every 1024 direct reads and
+ * atomics), so a unit that waits on shared memory still lets MPI make
  * progress for others. */
 extern __thread unsigned target_direct_ops
   __attribute__((tls_model("initial-exec")));
