@@ -100,11 +100,26 @@ def app_table(rows):
             value, better = num(r["us_per_iter"]), "lower"
         key = (r["kernel"], config, int(r["units"]), r["oversubscribed"])
         g = groups.setdefault(key, {"better": better, "models": {},
-                                    "failed": set()})
+                                    "runs": {}, "failed": set()})
         g["models"].setdefault(r["model"], []).append(value)
+        if value is not None and "run" in r:
+            g["runs"].setdefault(r["model"], {})[r["run"]] = value
         if r.get("verify") == "fail":
             g["failed"].add(r["model"])
     return groups
+
+
+def runs_ahead(g, peer):
+    """'k/n': of the n runs with results for DART and `peer`, the k in
+    which DART was faster."""
+    mine, theirs = g["runs"].get("dart", {}), g["runs"].get(peer, {})
+    both = [r for r in mine if r in theirs]
+    if not both:
+        return "n/a"
+    higher = g["better"] == "higher"
+    ahead = sum(1 for r in both
+                if (mine[r] > theirs[r] if higher else mine[r] < theirs[r]))
+    return f"{ahead}/{len(both)}"
 
 
 def app_rows(groups, how):
@@ -119,6 +134,12 @@ def app_rows(groups, how):
            "| kernel | units | DART | MPI RMA | OpenSHMEM | "
            "speed-up vs MPI RMA | speed-up vs OpenSHMEM |",
            "|---|---:|---:|---:|---:|---:|---:|"]
+    if how == "median":
+        out[1] += ("The models take turns run by run; \"DART ahead\" k/n: "
+                   "in k of the n runs DART beat the peer's run next to "
+                   "it.\n")
+        out[2] += " DART ahead of MPI RMA | DART ahead of OpenSHMEM |"
+        out[3] += "---:|---:|"
     for key in sorted(groups, key=lambda k: (k[2], k[0], k[1])):
         kernel, config, units, over = key
         g = groups[key]
@@ -144,10 +165,14 @@ def app_rows(groups, how):
         if g["failed"]:
             config += " - VERIFICATION FAILED: " + ", ".join(
                 sorted(g["failed"]))
-        out.append(f"| {config} ({unit}) | {label} | "
-                   f"{fmt(d_, digits)} | {fmt(pick.get('mpi-rma'), digits)} | "
-                   f"{fmt(pick.get('openshmem'), digits)} | "
-                   f"{speedup('mpi-rma')} | {speedup('openshmem')} |")
+        row = (f"| {config} ({unit}) | {label} | "
+               f"{fmt(d_, digits)} | {fmt(pick.get('mpi-rma'), digits)} | "
+               f"{fmt(pick.get('openshmem'), digits)} | "
+               f"{speedup('mpi-rma')} | {speedup('openshmem')} |")
+        if how == "median":
+            row += (f" {runs_ahead(g, 'mpi-rma')} |"
+                    f" {runs_ahead(g, 'openshmem')} |")
+        out.append(row)
     out.append("")
     return out
 

@@ -103,7 +103,7 @@ else
   lat_args=(--reps 11 --iters 300)
   dist_args=(--reps 7 --iters 200 --max-bytes 1048576)
   lock_args=(--reps 11 --iters 2000)
-  ra_k=20 ra_k_over=16 st_n=1024 st_iters=300 st_small=64 app_runs=3
+  ra_k=20 ra_k_over=16 st_n=1024 st_iters=300 st_small=64 app_runs=7
 fi
 dist_units=8 dist_per_node=4
 
@@ -187,31 +187,30 @@ program_of() { # model kernel
 }
 results="$out/apps.txt"
 : >"$results"
+app_run() { # model units run label program args...
+  local m="$1" n="$2" r="$3" label="$4" prog="$5"
+  shift 5
+  local log="$out/$label-$m-u$n-$r.log"
+  launch "$n" "$log" "$prog" "$@"
+  grep '^RESULT' "$log" | sed "s/\$/ oversubscribed=$over run=$r/" \
+    >>"$results" || echo "   no result (see $log)"
+}
 for n in "${unit_counts[@]}"; do
   over=no runs=$app_runs k=$ra_k
   # Oversubscribed runs are a functional view: one run, a smaller table.
   ((n > 2)) && over=yes runs=1 k=$ra_k_over
-  for m in "${models[@]}"; do
-    progress "RandomAccess $m, $n units (2^$k words per unit, $runs runs)"
-    for ((r = 1; r <= runs; ++r)); do
-      log="$out/ra-$m-u$n-$r.log"
-      launch "$n" "$log" "$(program_of "$m" random-access)" -k "$k"
-      grep '^RESULT' "$log" | sed "s/\$/ oversubscribed=$over/" >>"$results" ||
-        echo "   no result (see $log)"
-    done
-  done
-  for m in "${models[@]}"; do
-    progress "stencil $m, $n units (${st_n}^2 x $st_iters iterations;" \
-             "${st_small}^2 to convergence; $runs runs)"
-    for ((r = 1; r <= runs; ++r)); do
-      for args in "-n $st_n -i $st_iters -t 0" "-n $st_small"; do
-        log="$out/stencil-$m-u$n-n${args#-n }-$r.log"
-        log="${log// /_}"
-        # shellcheck disable=SC2086 # args is a list of flags
-        launch "$n" "$log" "$(program_of "$m" stencil)" $args
-        grep '^RESULT' "$log" | sed "s/\$/ oversubscribed=$over/" \
-          >>"$results" || echo "   no result (see $log)"
-      done
+  # The models take turns run by run, so that a slow spell of the machine
+  # hits all of them alike instead of one model's block of runs.
+  for ((r = 1; r <= runs; ++r)); do
+    progress "apps, $n units, run $r of $runs: RandomAccess 2^$k words per" \
+             "unit, stencil ${st_n}^2 x $st_iters iterations and" \
+             "${st_small}^2 to convergence; ${models[*]}"
+    for m in "${models[@]}"; do
+      app_run "$m" "$n" "$r" ra "$(program_of "$m" random-access)" -k "$k"
+      app_run "$m" "$n" "$r" "stencil-n$st_n" "$(program_of "$m" stencil)" \
+        -n "$st_n" -i "$st_iters" -t 0
+      app_run "$m" "$n" "$r" "stencil-n$st_small" \
+        "$(program_of "$m" stencil)" -n "$st_small"
     done
   done
 done
