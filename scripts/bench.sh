@@ -129,7 +129,9 @@ models=(dart)
 ((want_shmem)) && models+=(shmem)
 unit_counts=(2)
 ((extra_units > 0)) && unit_counts+=("$extra_units")
-steps=$((steps + ${#models[@]} * ${#unit_counts[@]} * 2))
+for n in "${unit_counts[@]}"; do # one step per run of the apps
+  steps=$((steps + (n > 2 ? 1 : app_runs)))
+done
 step=0 t_start=$SECONDS
 # Other work on the machine skews every number: record how busy it was.
 {
