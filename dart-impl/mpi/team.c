@@ -326,8 +326,7 @@ int team_barrier(dart_team_t id)
    * the team's window exposes my memory (under Open MPI segments have
    * windows of their own and the team's stays empty: the sync would be
    * most of a shared-memory barrier's cost for nothing). */
-  bool win_sync = team->dynamic_win != MPI_WIN_NULL &&
-                  team->dynamic_win_exposes;
+  bool win_sync = team->dynamic_win_exposes; /* implies a window */
   atomic_thread_fence(memory_order_release);
   if (win_sync) {
     MPI_Win_sync(team->dynamic_win);
