@@ -1,6 +1,5 @@
 #include "target.h"
 
-__thread unsigned target_direct_ops __attribute__((tls_model("initial-exec")));
 __thread struct direct_target_cache target_cache
   __attribute__((tls_model("initial-exec")));
 /* Starts above every cache entry's zero generation: no entry is valid

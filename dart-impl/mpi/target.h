@@ -65,6 +65,10 @@ struct direct_target_cache {
   unsigned generation;
   char    *base;       /* the unit's portion, mapped here */
   size_t   size;
+  /* Direct reads and atomics so far, for target_direct_progress; here
+   * rather than in a TLS variable of its own because the fast path has
+   * this struct's address at hand already. */
+  unsigned direct_ops;
 };
 extern __thread struct direct_target_cache target_cache
   __attribute__((tls_model("initial-exec")));
@@ -83,9 +87,11 @@ static inline uint64_t target_cache_key(dart_gptr_t gptr)
 /* Whether target_cache_key sees exactly unit, segment and team. */
 bool target_key_layout_ok(void);
 
-/* The direct address of `span` bytes at `gptr` if this thread's cache
- * holds its portion, else NULL (then resolve the slow way). */
-static inline char *target_cached(dart_gptr_t gptr, size_t span)
+/* Whether this thread's cache holds the portion of `span` bytes at
+ * `gptr`; then sets `direct` to their address (else resolve the slow
+ * way). */
+static inline bool target_cached(dart_gptr_t gptr, size_t span,
+                                 char **direct)
 {
   const struct direct_target_cache *c = &target_cache;
   uint64_t offset = gptr.addr_or_offs.offset;
@@ -93,9 +99,10 @@ static inline char *target_cached(dart_gptr_t gptr, size_t span)
       c->generation == atomic_load_explicit(&segment_generation,
                                             memory_order_relaxed) &&
       offset <= c->size && span <= c->size - offset) {
-    return c->base + offset;
+    *direct = c->base + offset;
+    return true;
   }
-  return NULL;
+  return false;
 }
 
 /* Remembers a resolved direct target for the next access. */
@@ -118,13 +125,17 @@ static inline void target_forget_all(void)
 /* Enters MPI now and then (a cheap probe every 1024 direct reads and
  * atomics), so a unit that waits on shared memory still lets MPI make
  * progress for others. */
-extern __thread unsigned target_direct_ops
-  __attribute__((tls_model("initial-exec")));
 void target_progress_probe(void);
+
+/* Counts one direct operation; true when it is time for the probe. */
+static inline bool target_direct_progress_due(void)
+{
+  return __builtin_expect(++target_cache.direct_ops % 1024 == 0, 0);
+}
 
 static inline void target_direct_progress(void)
 {
-  if (++target_direct_ops % 1024 == 0) {
+  if (target_direct_progress_due()) {
     target_progress_probe();
   }
 }
