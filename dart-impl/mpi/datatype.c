@@ -92,10 +92,12 @@ const struct datatype *datatype_contiguous_or_report(const char *call,
 static dart_ret_t build_instance(const char *call, struct datatype *desc)
 {
   if (desc->extent > (size_t)PTRDIFF_MAX / desc->base_size) {
+    dart_ret_t ret = report_error(DART_ERR_INVAL, call,
+                                  "instance extent of %zu elements of %zu "
+                                  "bytes overflows MPI_Aint", desc->extent,
+                                  desc->base_size);
     datatype_free(desc);
-    return report_error(DART_ERR_INVAL, call,
-                        "instance extent of %zu elements of %zu bytes "
-                        "overflows MPI_Aint", desc->extent, desc->base_size);
+    return ret;
   }
   MPI_Datatype raw = MPI_DATATYPE_NULL;
   const char *what = desc->kind == TYPE_STRIDED ? "MPI_Type_contiguous"
