@@ -269,6 +269,19 @@ static int emulated_minmax(const char *call, struct target *t,
   return err;
 }
 
+/* Accumulate (`result` NULL) or fetch-and-op with CPU atomics. */
+static void cpu_update(char *direct, const void *values, void *result,
+                       size_t nelem, dart_datatype_t dtype,
+                       dart_operation_t op)
+{
+  if (result != NULL) {
+    cpu_atomic_fetch_and_op(direct, values, result, dtype, op);
+  } else {
+    cpu_atomic_accumulate(direct, values, nelem, dtype, op);
+  }
+  target_direct_progress();
+}
+
 /* The common body of accumulate and fetch-and-op (`result` non-NULL:
  * one element, old value fetched). */
 static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
@@ -286,18 +299,26 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
     return report_error(DART_ERR_INVAL, call, "operand buffer is NULL");
   }
   size_t elem = datatype_get(dtype)->base_size;
+  if (nelem > SIZE_MAX / elem) {
+    return report_error(DART_ERR_INVAL, call, "%zu elements overflow",
+                        nelem);
+  }
+  char *direct;
+  if (cpu_atomic_supported(dtype) &&
+      target_cached_atomic(gptr, nelem * elem, &direct)) {
+    cpu_update(direct, values, result, nelem, dtype, op);
+    return DART_OK;
+  }
   struct target t = { 0 };
   if (target_resolve(call, gptr, nelem * elem, &t) != DART_OK) {
     return DART_ERR_INVAL;
   }
   switch (choose_path(&t, dtype)) {
   case PATH_CPU:
-    if (result != NULL) {
-      cpu_atomic_fetch_and_op(t.direct, values, result, dtype, op);
-    } else {
-      cpu_atomic_accumulate(t.direct, values, nelem, dtype, op);
-    }
-    target_direct_progress();
+    /* Every type with CPU atomics takes this path on this segment,
+     * whatever the unit (choose_path): cache the segment. */
+    target_remember_atomic(gptr, &t);
+    cpu_update(t.direct, values, result, nelem, dtype, op);
     return DART_OK;
   case PATH_PROCESS_LOCK:
     locked_fetch_and_op(t.direct, values, result, nelem, op);
@@ -345,62 +366,196 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
   return ret;
 }
 
+/* --- the cached CPU path ---
+ * Tried before anything else (the caches are empty unless DART is up):
+ * a target whose segment this thread updated with CPU atomics before
+ * skips the resolution, the (type, op) check of the common cases and the
+ * choice of path. Anything else, errors included, goes the slow way. */
+
+/* An 8-byte integer update through one GCC atomic builtin (on x86 a
+ * single locked instruction, except a fetched AND/OR/XOR, which is a
+ * compare-and-swap loop); false for the other operations. */
+static inline __attribute__((always_inline)) bool
+word_fetch_and_op(char *direct, const void *value, void *result,
+                  dart_operation_t op)
+{
+  uint64_t *word = (uint64_t *)(void *)direct, operand, old;
+  memcpy(&operand, value, sizeof operand);
+  switch (op) {
+  case DART_OP_SUM:
+    old = __atomic_fetch_add(word, operand, __ATOMIC_SEQ_CST);
+    break;
+  case DART_OP_BAND:
+    old = __atomic_fetch_and(word, operand, __ATOMIC_SEQ_CST);
+    break;
+  case DART_OP_BOR:
+    old = __atomic_fetch_or(word, operand, __ATOMIC_SEQ_CST);
+    break;
+  case DART_OP_BXOR:
+    old = __atomic_fetch_xor(word, operand, __ATOMIC_SEQ_CST);
+    break;
+  case DART_OP_REPLACE:
+    old = __atomic_exchange_n(word, operand, __ATOMIC_SEQ_CST);
+    break;
+  default:
+    return false;
+  }
+  if (result != NULL) {
+    memcpy(result, &old, sizeof old);
+  }
+  return true;
+}
+
+static inline bool is_integral(dart_datatype_t dtype)
+{
+  return dtype >= DART_TYPE_BYTE && dtype <= DART_TYPE_ULONGLONG;
+}
+
+/* Accumulate (`result` NULL) or fetch-and-op of one 8-byte integer on a
+ * cached target with an operation that has its own instruction; true
+ * when done. */
+static inline __attribute__((always_inline)) bool
+cached_word_update(dart_gptr_t gptr, const void *value, void *result,
+                   size_t nelem, dart_datatype_t dtype, dart_operation_t op)
+{
+  char *direct;
+  return value != NULL && nelem == 1 && is_integral(dtype) &&
+         datatype_basic_size(dtype) == sizeof(uint64_t) &&
+         target_cached_atomic(gptr, sizeof(uint64_t), &direct) &&
+         word_fetch_and_op(direct, value, result, op);
+}
+
+/* The out-of-line parts of the calls below, taking the public call's
+ * arguments in its order, so that the fast path tail-calls them and
+ * needs no stack frame. */
+static __attribute__((noinline)) dart_ret_t
+accumulate_slow(dart_gptr_t gptr, const void *values, size_t nelem,
+                dart_datatype_t dtype, dart_operation_t op)
+{
+  REQUIRE_INIT_IN("dart_accumulate");
+  return atomic_update("dart_accumulate", gptr, values, NULL, nelem, dtype,
+                       op);
+}
+
+static __attribute__((noinline)) dart_ret_t
+accumulate_blocking_local_slow(dart_gptr_t gptr, const void *values,
+                               size_t nelem, dart_datatype_t dtype,
+                               dart_operation_t op)
+{
+  REQUIRE_INIT_IN("dart_accumulate_blocking_local");
+  return atomic_update("dart_accumulate_blocking_local", gptr, values, NULL,
+                       nelem, dtype, op);
+}
+
+static __attribute__((noinline)) dart_ret_t
+fetch_and_op_slow(dart_gptr_t gptr, const void *value, void *result,
+                  dart_datatype_t dtype, dart_operation_t op)
+{
+  REQUIRE_INIT_IN("dart_fetch_and_op");
+  if (result == NULL) {
+    return report_error(DART_ERR_INVAL, "dart_fetch_and_op",
+                        "result is NULL");
+  }
+  return atomic_update("dart_fetch_and_op", gptr, value, result, 1, dtype,
+                       op);
+}
+
+static __attribute__((noinline)) dart_ret_t
+compare_and_swap_slow(dart_gptr_t gptr, const void *value,
+                      const void *compare, void *result,
+                      dart_datatype_t dtype);
+
 dart_ret_t dart_accumulate(dart_gptr_t gptr, const void *values, size_t nelem,
                            dart_datatype_t dtype, dart_operation_t op)
 {
-  REQUIRE_INIT();
-  return atomic_update(__func__, gptr, values, NULL, nelem, dtype, op);
+  if (cached_word_update(gptr, values, NULL, nelem, dtype, op)) {
+    return target_direct_progress_due() ? target_progress_probe() : DART_OK;
+  }
+  return accumulate_slow(gptr, values, nelem, dtype, op);
 }
 
 dart_ret_t dart_accumulate_blocking_local(dart_gptr_t gptr, const void *values,
                                           size_t nelem, dart_datatype_t dtype,
                                           dart_operation_t op)
 {
-  REQUIRE_INIT();
-  return atomic_update(__func__, gptr, values, NULL, nelem, dtype, op);
+  if (cached_word_update(gptr, values, NULL, nelem, dtype, op)) {
+    return target_direct_progress_due() ? target_progress_probe() : DART_OK;
+  }
+  return accumulate_blocking_local_slow(gptr, values, nelem, dtype, op);
 }
 
 dart_ret_t dart_fetch_and_op(dart_gptr_t gptr, const void *value,
                              void *result, dart_datatype_t dtype,
                              dart_operation_t op)
 {
-  REQUIRE_INIT();
-  if (result == NULL) {
-    return report_error(DART_ERR_INVAL, __func__, "result is NULL");
+  if (result != NULL && cached_word_update(gptr, value, result, 1, dtype, op)) {
+    return target_direct_progress_due() ? target_progress_probe() : DART_OK;
   }
-  return atomic_update(__func__, gptr, value, result, 1, dtype, op);
+  return fetch_and_op_slow(gptr, value, result, dtype, op);
 }
 
 dart_ret_t dart_compare_and_swap(dart_gptr_t gptr, const void *value,
                                  const void *compare, void *result,
                                  dart_datatype_t dtype)
 {
-  REQUIRE_INIT();
-  if (dtype < DART_TYPE_BYTE || dtype > DART_TYPE_ULONGLONG) {
-    return report_error(DART_ERR_INVAL, __func__,
+  char *direct;
+  if (value != NULL && compare != NULL && result != NULL &&
+      is_integral(dtype) && datatype_basic_size(dtype) == sizeof(uint64_t) &&
+      target_cached_atomic(gptr, sizeof(uint64_t), &direct)) {
+    uint64_t expected, desired;
+    memcpy(&expected, compare, sizeof expected);
+    memcpy(&desired, value, sizeof desired);
+    /* On failure `expected` becomes the value found: the old value either
+     * way. */
+    __atomic_compare_exchange_n((uint64_t *)(void *)direct, &expected,
+                                desired, false, __ATOMIC_SEQ_CST,
+                                __ATOMIC_SEQ_CST);
+    memcpy(result, &expected, sizeof expected);
+    return target_direct_progress_due() ? target_progress_probe() : DART_OK;
+  }
+  return compare_and_swap_slow(gptr, value, compare, result, dtype);
+}
+
+static dart_ret_t compare_and_swap_slow(dart_gptr_t gptr, const void *value,
+                                        const void *compare, void *result,
+                                        dart_datatype_t dtype)
+{
+  const char *call = "dart_compare_and_swap";
+  REQUIRE_INIT_IN(call);
+  if (!is_integral(dtype)) {
+    return report_error(DART_ERR_INVAL, call,
                         "compare-and-swap needs an integral basic type, "
                         "got %ld", (long)dtype);
   }
   if (value == NULL || compare == NULL || result == NULL) {
-    return report_error(DART_ERR_INVAL, __func__,
+    return report_error(DART_ERR_INVAL, call,
                         "value, compare or result is NULL");
   }
+  size_t bytes = datatype_basic_size(dtype);
+  char *direct;
+  if (target_cached_atomic(gptr, bytes, &direct)) {
+    cpu_atomic_compare_and_swap(direct, value, compare, result, dtype);
+    target_direct_progress();
+    return DART_OK;
+  }
   struct target t = { 0 };
-  if (target_resolve(__func__, gptr, datatype_get(dtype)->base_size, &t) !=
-      DART_OK) {
+  if (target_resolve(call, gptr, bytes, &t) != DART_OK) {
     return DART_ERR_INVAL;
   }
   if (choose_path(&t, dtype) == PATH_CPU) {
+    /* Every type with CPU atomics takes this path on this segment,
+     * whatever the unit (choose_path): cache the segment. */
+    target_remember_atomic(gptr, &t);
     cpu_atomic_compare_and_swap(t.direct, value, compare, result, dtype);
     target_direct_progress();
     return DART_OK;
   }
   dart_ret_t ret = DART_OK;
-  int err = mpi_compare_and_swap(__func__, &t, value, compare, result, dtype,
+  int err = mpi_compare_and_swap(call, &t, value, compare, result, dtype,
                                  &ret);
   target_rma_issued(&t);
   if (err != MPI_SUCCESS) {
-    return report_mpi_error(__func__, "MPI_Compare_and_swap", err);
+    return report_mpi_error(call, "MPI_Compare_and_swap", err);
   }
   return ret;
 }

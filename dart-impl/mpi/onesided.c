@@ -117,12 +117,6 @@ direct_get_any_size(void *dest, const char *direct, size_t bytes)
   return DART_OK;
 }
 
-static __attribute__((noinline)) dart_ret_t direct_get_probe(void)
-{
-  target_progress_probe();
-  return DART_OK;
-}
-
 static inline __attribute__((always_inline)) dart_ret_t
 direct_put(char *direct, const void *src, size_t bytes, bool complete)
 {
@@ -149,7 +143,7 @@ direct_get(void *dest, const char *direct, size_t bytes)
   default: return direct_get_any_size(dest, direct, bytes);
   }
   if (target_direct_progress_due()) {
-    return direct_get_probe();
+    return target_progress_probe();
   }
   return DART_OK;
 }

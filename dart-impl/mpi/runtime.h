@@ -25,10 +25,13 @@ struct runtime {
 extern struct runtime runtime;
 
 /* Logs and returns DART_ERR_NOTINIT unless the runtime is up. */
-#define REQUIRE_INIT()                                                      \
+#define REQUIRE_INIT() REQUIRE_INIT_IN(__func__)
+
+/* The same on behalf of the public call `call` (in its out-of-line part). */
+#define REQUIRE_INIT_IN(call)                                               \
   do {                                                                      \
     if (!runtime.initialized) {                                             \
-      return report_error(DART_ERR_NOTINIT, __func__,                       \
+      return report_error(DART_ERR_NOTINIT, call,                           \
                           "DART is not initialized (call dart_init first)"); \
     }                                                                       \
   } while (0)

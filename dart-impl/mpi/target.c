@@ -2,6 +2,8 @@
 
 __thread struct direct_target_cache target_cache
   __attribute__((tls_model("initial-exec")));
+__thread struct atomic_target_cache atomic_target_cache
+  __attribute__((tls_model("initial-exec")));
 /* Starts above every cache entry's zero generation: no entry is valid
  * before it was filled. */
 atomic_uint segment_generation = 1;
@@ -46,9 +48,10 @@ bool target_key_layout_ok(void)
   return target_cache_key(a) == expect && target_cache_key(b) == expect;
 }
 
-void target_progress_probe(void)
+dart_ret_t target_progress_probe(void)
 {
   int flag;
   MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, runtime.user_p2p_comm, &flag,
              MPI_STATUS_IGNORE);
+  return DART_OK;
 }

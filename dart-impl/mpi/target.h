@@ -116,6 +116,70 @@ static inline void target_remember(dart_gptr_t gptr, const struct target *t)
   c->size = t->segment->sizes[t->unit];
 }
 
+/* The last segment this thread updated with CPU atomics: its team lives
+ * on one node, so every portion is mapped here, indexed by team unit
+ * (node ranks follow team ranks, team.c). Random updates, as in
+ * RandomAccess, hop from unit to unit, so this entry keeps the whole
+ * segment rather than one portion, flattened to two loads per access.
+ * Invalidated with the entry above. */
+struct atomic_target_cache {
+  uint64_t      key;   /* team and segment of the gptr */
+  unsigned      generation;
+  int           units;
+  const size_t *sizes; /* team unit -> bytes of its portion */
+  char *const  *bases; /* team unit -> its portion, mapped here */
+};
+extern __thread struct atomic_target_cache atomic_target_cache
+  __attribute__((tls_model("initial-exec")));
+
+/* target_cache_key without the unit. */
+static inline uint64_t atomic_target_key(dart_gptr_t gptr)
+{
+  return target_cache_key(gptr) & ~(uint64_t)0xffffff;
+}
+
+/* Whether this thread's atomic cache holds the segment of `gptr` and the
+ * `span` bytes at it lie within the unit's portion; then sets `direct`. */
+static inline bool target_cached_atomic(dart_gptr_t gptr, size_t span,
+                                        char **direct)
+{
+  const struct atomic_target_cache *c = &atomic_target_cache;
+  if (c->key != atomic_target_key(gptr) ||
+      c->generation != atomic_load_explicit(&segment_generation,
+                                            memory_order_relaxed)) {
+    return false;
+  }
+  int unit = gptr.unitid;
+  uint64_t offset = gptr.addr_or_offs.offset;
+  if (unit < 0 || unit >= c->units) {
+    return false;
+  }
+  size_t size = c->sizes[unit];
+  if (offset > size || span > size - offset) {
+    return false;
+  }
+  *direct = c->bases[unit] + offset;
+  return true;
+}
+
+/* Remembers the segment of a resolved target whose atomics take the CPU
+ * path, if its team lives on this node alone and the segment is mapped. */
+static inline void target_remember_atomic(dart_gptr_t gptr,
+                                          const struct target *t)
+{
+  if (t->segment->node_bases == NULL || t->team->num_nodes != 1 ||
+      t->team->node_size != t->team->size) {
+    return;
+  }
+  struct atomic_target_cache *c = &atomic_target_cache;
+  c->key = atomic_target_key(gptr);
+  c->generation = atomic_load_explicit(&segment_generation,
+                                       memory_order_relaxed);
+  c->units = t->team->size;
+  c->sizes = t->segment->sizes;
+  c->bases = t->segment->node_bases;
+}
+
 /* Invalidates every thread's cached target (a segment goes away). */
 static inline void target_forget_all(void)
 {
@@ -125,7 +189,7 @@ static inline void target_forget_all(void)
 /* Enters MPI now and then (a cheap probe every 1024 direct reads and
  * atomics), so a unit that waits on shared memory still lets MPI make
  * progress for others. */
-void target_progress_probe(void);
+dart_ret_t target_progress_probe(void); /* DART_OK: fast paths tail-call it */
 
 /* Counts one direct operation; true when it is time for the probe. */
 static inline bool target_direct_progress_due(void)
