@@ -465,6 +465,7 @@ compare_and_swap_slow(dart_gptr_t gptr, const void *value,
                       const void *compare, void *result,
                       dart_datatype_t dtype);
 
+DART_HOT_ENTRY
 dart_ret_t dart_accumulate(dart_gptr_t gptr, const void *values, size_t nelem,
                            dart_datatype_t dtype, dart_operation_t op)
 {
@@ -474,6 +475,7 @@ dart_ret_t dart_accumulate(dart_gptr_t gptr, const void *values, size_t nelem,
   return accumulate_slow(gptr, values, nelem, dtype, op);
 }
 
+DART_HOT_ENTRY
 dart_ret_t dart_accumulate_blocking_local(dart_gptr_t gptr, const void *values,
                                           size_t nelem, dart_datatype_t dtype,
                                           dart_operation_t op)
@@ -484,6 +486,7 @@ dart_ret_t dart_accumulate_blocking_local(dart_gptr_t gptr, const void *values,
   return accumulate_blocking_local_slow(gptr, values, nelem, dtype, op);
 }
 
+DART_HOT_ENTRY
 dart_ret_t dart_fetch_and_op(dart_gptr_t gptr, const void *value,
                              void *result, dart_datatype_t dtype,
                              dart_operation_t op)
@@ -494,6 +497,7 @@ dart_ret_t dart_fetch_and_op(dart_gptr_t gptr, const void *value,
   return fetch_and_op_slow(gptr, value, result, dtype, op);
 }
 
+DART_HOT_ENTRY
 dart_ret_t dart_compare_and_swap(dart_gptr_t gptr, const void *value,
                                  const void *compare, void *result,
                                  dart_datatype_t dtype)

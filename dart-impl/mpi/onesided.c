@@ -292,6 +292,7 @@ PUT_SLOW_PATH(dart_put_slow, "dart_put", START_ONLY)
 GET_SLOW_PATH(dart_get_blocking_slow, "dart_get_blocking", COMPLETE)
 PUT_SLOW_PATH(dart_put_blocking_slow, "dart_put_blocking", COMPLETE)
 
+DART_HOT_ENTRY
 dart_ret_t dart_get(void *dest, dart_gptr_t gptr, size_t nelem,
                     dart_datatype_t src_type, dart_datatype_t dst_type)
 {
@@ -304,6 +305,7 @@ dart_ret_t dart_get(void *dest, dart_gptr_t gptr, size_t nelem,
   return dart_get_slow(dest, gptr, nelem, src_type, dst_type);
 }
 
+DART_HOT_ENTRY
 dart_ret_t dart_put(dart_gptr_t gptr, const void *src, size_t nelem,
                     dart_datatype_t src_type, dart_datatype_t dst_type)
 {
@@ -316,6 +318,7 @@ dart_ret_t dart_put(dart_gptr_t gptr, const void *src, size_t nelem,
   return dart_put_slow(gptr, src, nelem, src_type, dst_type);
 }
 
+DART_HOT_ENTRY
 dart_ret_t dart_get_blocking(void *dest, dart_gptr_t gptr, size_t nelem,
                              dart_datatype_t src_type,
                              dart_datatype_t dst_type)
@@ -329,6 +332,7 @@ dart_ret_t dart_get_blocking(void *dest, dart_gptr_t gptr, size_t nelem,
   return dart_get_blocking_slow(dest, gptr, nelem, src_type, dst_type);
 }
 
+DART_HOT_ENTRY
 dart_ret_t dart_put_blocking(dart_gptr_t gptr, const void *src, size_t nelem,
                              dart_datatype_t src_type,
                              dart_datatype_t dst_type)
