@@ -419,28 +419,62 @@ static dart_ret_t flush(const char *call, dart_gptr_t gptr, bool all_units,
                             : report_mpi_error(call, "MPI_Win_flush", err);
 }
 
+/* Whether a flush of a cached segment has nothing to wait for: no RMA
+ * went out on it since the last flush of all units (always so where the
+ * team lives on one node). Direct stores are complete already; a remote
+ * flush orders them before whatever signals their completion. */
+static inline __attribute__((always_inline)) bool
+cached_flush_done(dart_gptr_t gptr, bool all_units, bool local_only)
+{
+  const struct segment *seg = target_cached_segment(gptr, all_units);
+  if (seg == NULL ||
+      atomic_load_explicit(&seg->rma_issued, memory_order_acquire) !=
+        atomic_load_explicit(&seg->rma_flushed, memory_order_relaxed)) {
+    return false;
+  }
+  if (!local_only) {
+    atomic_thread_fence(memory_order_seq_cst);
+  }
+  return true;
+}
+
+/* The out-of-line parts, reached by tail calls. */
+#define FLUSH_SLOW_PATH(name, call, all_units, local_only)                  \
+  static __attribute__((noinline)) dart_ret_t name(dart_gptr_t gptr)        \
+  {                                                                          \
+    REQUIRE_INIT_IN(call);                                                   \
+    return flush(call, gptr, all_units, local_only);                         \
+  }
+FLUSH_SLOW_PATH(flush_slow, "dart_flush", false, false)
+FLUSH_SLOW_PATH(flush_all_slow, "dart_flush_all", true, false)
+FLUSH_SLOW_PATH(flush_local_slow, "dart_flush_local", false, true)
+FLUSH_SLOW_PATH(flush_local_all_slow, "dart_flush_local_all", true, true)
+
+DART_HOT_ENTRY
 dart_ret_t dart_flush(dart_gptr_t gptr)
 {
-  REQUIRE_INIT();
-  return flush(__func__, gptr, false, false);
+  return cached_flush_done(gptr, false, false) ? DART_OK : flush_slow(gptr);
 }
 
+DART_HOT_ENTRY
 dart_ret_t dart_flush_all(dart_gptr_t gptr)
 {
-  REQUIRE_INIT();
-  return flush(__func__, gptr, true, false);
+  return cached_flush_done(gptr, true, false) ? DART_OK
+                                              : flush_all_slow(gptr);
 }
 
+DART_HOT_ENTRY
 dart_ret_t dart_flush_local(dart_gptr_t gptr)
 {
-  REQUIRE_INIT();
-  return flush(__func__, gptr, false, true);
+  return cached_flush_done(gptr, false, true) ? DART_OK
+                                              : flush_local_slow(gptr);
 }
 
+DART_HOT_ENTRY
 dart_ret_t dart_flush_local_all(dart_gptr_t gptr)
 {
-  REQUIRE_INIT();
-  return flush(__func__, gptr, true, true);
+  return cached_flush_done(gptr, true, true) ? DART_OK
+                                             : flush_local_all_slow(gptr);
 }
 
 /* --- handles --- */

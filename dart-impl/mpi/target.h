@@ -65,6 +65,7 @@ struct direct_target_cache {
   unsigned generation;
   char    *base;       /* the unit's portion, mapped here */
   size_t   size;
+  struct segment *segment; /* for flushes */
   /* Direct reads and atomics so far, for target_direct_progress; here
    * rather than in a TLS variable of its own because the fast path has
    * this struct's address at hand already. */
@@ -114,6 +115,7 @@ static inline void target_remember(dart_gptr_t gptr, const struct target *t)
                                        memory_order_relaxed);
   c->base = t->direct - gptr.addr_or_offs.offset;
   c->size = t->segment->sizes[t->unit];
+  c->segment = t->segment;
 }
 
 /* The last segment this thread updated with CPU atomics: its team lives
@@ -128,6 +130,7 @@ struct atomic_target_cache {
   int           units;
   const size_t *sizes; /* team unit -> bytes of its portion */
   char *const  *bases; /* team unit -> its portion, mapped here */
+  struct segment *segment; /* for flushes */
 };
 extern __thread struct atomic_target_cache atomic_target_cache
   __attribute__((tls_model("initial-exec")));
@@ -178,6 +181,30 @@ static inline void target_remember_atomic(dart_gptr_t gptr,
   c->units = t->team->size;
   c->sizes = t->segment->sizes;
   c->bases = t->segment->node_bases;
+  c->segment = t->segment;
+}
+
+/* The segment of `gptr` if either cache of this thread holds it and the
+ * unit is in range (all_units: any unit), else NULL. */
+static inline struct segment *target_cached_segment(dart_gptr_t gptr,
+                                                    bool all_units)
+{
+  unsigned generation = atomic_load_explicit(&segment_generation,
+                                             memory_order_relaxed);
+  const struct direct_target_cache *d = &target_cache;
+  if (d->generation == generation &&
+      (all_units ? atomic_target_key(gptr) ==
+                     (d->key & ~(uint64_t)0xffffff)
+                 : d->key == target_cache_key(gptr))) {
+    return d->segment;
+  }
+  const struct atomic_target_cache *a = &atomic_target_cache;
+  int unit = gptr.unitid;
+  if (a->generation == generation && a->key == atomic_target_key(gptr) &&
+      (all_units || (unit >= 0 && unit < a->units))) {
+    return a->segment;
+  }
+  return NULL;
 }
 
 /* Invalidates every thread's cached target (a segment goes away). */
