@@ -55,10 +55,11 @@ static inline void direct_copy(void *dst, const void *src, size_t bytes)
   }
 }
 
-/* A blocking put through shared memory is complete once its stores are
- * globally visible: a full fence keeps later loads (a flag another unit
- * sets in reply, say) from overtaking them. It also drains the store
- * buffer, which spares the next loads 4K-aliasing stalls against it. */
+/* A blocking put (or a flush) through shared memory is complete once its
+ * stores are globally visible: a full fence keeps later loads (a flag
+ * another unit sets in reply, say) from overtaking them. It also drains
+ * the store buffer, which spares the next loads 4K-aliasing stalls
+ * against it. */
 static inline void direct_put_completed(bool complete)
 {
   if (complete) {
@@ -432,9 +433,7 @@ cached_flush_done(dart_gptr_t gptr, bool all_units, bool local_only)
         atomic_load_explicit(&seg->rma_flushed, memory_order_relaxed)) {
     return false;
   }
-  if (!local_only) {
-    atomic_thread_fence(memory_order_seq_cst);
-  }
+  direct_put_completed(!local_only);
   return true;
 }
 

@@ -135,10 +135,16 @@ struct atomic_target_cache {
 extern __thread struct atomic_target_cache atomic_target_cache
   __attribute__((tls_model("initial-exec")));
 
-/* target_cache_key without the unit. */
+/* A target_cache_key without its unit (the low 24 bits, checked at init
+ * by target_key_layout_ok): team and segment. */
+static inline uint64_t key_without_unit(uint64_t key)
+{
+  return key & ~(uint64_t)0xffffff;
+}
+
 static inline uint64_t atomic_target_key(dart_gptr_t gptr)
 {
-  return target_cache_key(gptr) & ~(uint64_t)0xffffff;
+  return key_without_unit(target_cache_key(gptr));
 }
 
 /* Whether this thread's atomic cache holds the segment of `gptr` and the
@@ -193,8 +199,7 @@ static inline struct segment *target_cached_segment(dart_gptr_t gptr,
                                              memory_order_relaxed);
   const struct direct_target_cache *d = &target_cache;
   if (d->generation == generation &&
-      (all_units ? atomic_target_key(gptr) ==
-                     (d->key & ~(uint64_t)0xffffff)
+      (all_units ? key_without_unit(d->key) == atomic_target_key(gptr)
                  : d->key == target_cache_key(gptr))) {
     return d->segment;
   }
