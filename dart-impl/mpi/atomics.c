@@ -428,24 +428,17 @@ cached_word_update(dart_gptr_t gptr, const void *value, void *result,
 /* The out-of-line parts of the calls below, taking the public call's
  * arguments in its order, so that the fast path tail-calls them and
  * needs no stack frame. */
-static __attribute__((noinline)) dart_ret_t
-accumulate_slow(dart_gptr_t gptr, const void *values, size_t nelem,
-                dart_datatype_t dtype, dart_operation_t op)
-{
-  REQUIRE_INIT_IN("dart_accumulate");
-  return atomic_update("dart_accumulate", gptr, values, NULL, nelem, dtype,
-                       op);
-}
-
-static __attribute__((noinline)) dart_ret_t
-accumulate_blocking_local_slow(dart_gptr_t gptr, const void *values,
-                               size_t nelem, dart_datatype_t dtype,
-                               dart_operation_t op)
-{
-  REQUIRE_INIT_IN("dart_accumulate_blocking_local");
-  return atomic_update("dart_accumulate_blocking_local", gptr, values, NULL,
-                       nelem, dtype, op);
-}
+#define ACCUMULATE_SLOW_PATH(name, call)                                    \
+  static __attribute__((noinline)) dart_ret_t name(                        \
+    dart_gptr_t gptr, const void *values, size_t nelem,                    \
+    dart_datatype_t dtype, dart_operation_t op)                            \
+  {                                                                        \
+    REQUIRE_INIT_IN(call);                                                 \
+    return atomic_update(call, gptr, values, NULL, nelem, dtype, op);      \
+  }
+ACCUMULATE_SLOW_PATH(accumulate_slow, "dart_accumulate")
+ACCUMULATE_SLOW_PATH(accumulate_blocking_local_slow,
+                     "dart_accumulate_blocking_local")
 
 static __attribute__((noinline)) dart_ret_t
 fetch_and_op_slow(dart_gptr_t gptr, const void *value, void *result,
