@@ -42,23 +42,62 @@ def size_label(b):
     return f"{b} B"
 
 
+def launch_files(d, stem):
+    """stem-1.csv, stem-2.csv, ... (one per launch), or stem.csv alone
+    (result directories from before launches were repeated)."""
+    runs = sorted((f for f in os.listdir(d)
+                   if f.startswith(stem + "-") and f.endswith(".csv")),
+                  key=lambda f: int(f[len(stem) + 1:-4])
+                  if f[len(stem) + 1:-4].isdigit() else 0)
+    if runs:
+        return [os.path.join(d, f) for f in runs]
+    return [os.path.join(d, stem + ".csv")]
+
+
 def latency_by_size(d):
-    """{(op, bytes): {model: ns}} from bench-latency and shmem-latency."""
+    """{(op, bytes): {model: median ns over launches, "dart/raw": [ratio in
+    each launch]}} from bench-latency and shmem-latency."""
+    samples = {}
+    for path in launch_files(d, "latency-dart-mpi"):
+        for row in read_csv(path):
+            op = {"dart_put_blocking": "put",
+                  "dart_get_blocking": "get"}.get(row["operation"])
+            if op is None:
+                continue
+            cell = samples.setdefault((op, int(row["bytes"])), {})
+            for model, column in (("dart", "dart_ns"),
+                                  ("mpi-allocate", "mpi_allocate_ns"),
+                                  ("mpi-dynamic", "mpi_dynamic_ns"),
+                                  ("raw-shm", "raw_shm_ns")):
+                cell.setdefault(model, []).append(num(row[column]))
+            dart, raw = num(row["dart_ns"]), num(row["raw_shm_ns"])
+            if dart is not None and raw:
+                cell.setdefault("dart/raw", []).append(dart / raw)
+    for path in launch_files(d, "latency-shmem"):
+        for row in read_csv(path):
+            cell = samples.setdefault((row["operation"], int(row["bytes"])),
+                                      {})
+            cell.setdefault("openshmem", []).append(num(row["ns"]))
     table = {}
-    for row in read_csv(os.path.join(d, "latency-dart-mpi.csv")):
-        op = {"dart_put_blocking": "put",
-              "dart_get_blocking": "get"}.get(row["operation"])
-        if op is None:
-            continue
-        cell = table.setdefault((op, int(row["bytes"])), {})
-        cell["dart"] = num(row["dart_ns"])
-        cell["mpi-allocate"] = num(row["mpi_allocate_ns"])
-        cell["mpi-dynamic"] = num(row["mpi_dynamic_ns"])
-        cell["raw-shm"] = num(row["raw_shm_ns"])
-    for row in read_csv(os.path.join(d, "latency-shmem.csv")):
-        cell = table.setdefault((row["operation"], int(row["bytes"])), {})
-        cell["openshmem"] = num(row["ns"])
+    for key, cell in samples.items():
+        out = table.setdefault(key, {})
+        for model, values in cell.items():
+            if model == "dart/raw":
+                out[model] = values
+                continue
+            ok = [v for v in values if v is not None]
+            out[model] = statistics.median(ok) if ok else None
     return table
+
+
+def ratio_spread(ratios):
+    """Median and range of per-launch ratios: "1.21 (1.08-1.35)"."""
+    if not ratios:
+        return "n/a"
+    med = statistics.median(ratios)
+    if len(ratios) == 1:
+        return f"{med:.2f}"
+    return f"{med:.2f} ({min(ratios):.2f}-{max(ratios):.2f})"
 
 
 def latency_by_target(d):
@@ -200,8 +239,13 @@ def write_summary(d, size_tab, dist_tab, groups):
         csv.writer(f).writerows(csv_rows)
     out += app_rows(groups, "median")
     out += app_rows(groups, "best")
+    launches = len(launch_files(d, "latency-dart-mpi"))
     out.append("\n### Blocking put/get latency by size, 2 units on one node "
                "(ns, median)\n")
+    out.append(f"Median of {launches} launch(es), each the median of its "
+               "rounds; DART / raw is taken inside each launch (median, and "
+               "range over the launches), since this VM runs a whole launch "
+               "in a faster or a slower state.\n")
     out.append("| op | size | DART | raw shm copy | MPI Win_allocate | "
                "MPI dynamic window | OpenSHMEM | DART / raw | "
                "DART / MPI allocate | DART / OpenSHMEM |")
@@ -211,7 +255,7 @@ def write_summary(d, size_tab, dist_tab, groups):
         out.append(f"| {op} | {size_label(b)} | {fmt(c.get('dart'))} | "
                    f"{fmt(c.get('raw-shm'))} | {fmt(c.get('mpi-allocate'))} | "
                    f"{fmt(c.get('mpi-dynamic'))} | {fmt(c.get('openshmem'))} | "
-                   f"{ratio(c.get('dart'), c.get('raw-shm'))} | "
+                   f"{ratio_spread(c.get('dart/raw', []))} | "
                    f"{ratio(c.get('dart'), c.get('mpi-allocate'))} | "
                    f"{ratio(c.get('dart'), c.get('openshmem'))} |")
 
