@@ -293,30 +293,57 @@ PUT_SLOW_PATH(dart_put_slow, "dart_put", START_ONLY)
 GET_SLOW_PATH(dart_get_blocking_slow, "dart_get_blocking", COMPLETE)
 PUT_SLOW_PATH(dart_put_blocking_slow, "dart_put_blocking", COMPLETE)
 
-DART_HOT_ENTRY
-dart_ret_t dart_get(void *dest, dart_gptr_t gptr, size_t nelem,
-                    dart_datatype_t src_type, dart_datatype_t dst_type)
+typedef dart_ret_t get_slow_path(void *, dart_gptr_t, size_t, dart_datatype_t,
+                                 dart_datatype_t);
+typedef dart_ret_t put_slow_path(dart_gptr_t, const void *, size_t,
+                                 dart_datatype_t, dart_datatype_t);
+
+/* The bodies of the blocking and non-blocking forms, which differ only
+ * in the put's fence and in their slow path (inlined with a constant
+ * `slow`, a direct tail call). The initialization check comes after a
+ * cache miss, on behalf of the public `call`. */
+static inline __attribute__((always_inline)) dart_ret_t
+get_entry(const char *call, void *dest, dart_gptr_t gptr, size_t nelem,
+          dart_datatype_t src_type, dart_datatype_t dst_type,
+          get_slow_path *slow)
 {
   char *direct;
   size_t bytes;
   if (cached_direct(dest, gptr, nelem, src_type, dst_type, &direct, &bytes)) {
     return direct_get(dest, direct, bytes);
   }
-  REQUIRE_INIT();
-  return dart_get_slow(dest, gptr, nelem, src_type, dst_type);
+  REQUIRE_INIT_IN(call);
+  return slow(dest, gptr, nelem, src_type, dst_type);
+}
+
+static inline __attribute__((always_inline)) dart_ret_t
+put_entry(const char *call, dart_gptr_t gptr, const void *src, size_t nelem,
+          dart_datatype_t src_type, dart_datatype_t dst_type, bool complete,
+          put_slow_path *slow)
+{
+  char *direct;
+  size_t bytes;
+  if (cached_direct(src, gptr, nelem, src_type, dst_type, &direct, &bytes)) {
+    return direct_put(direct, src, bytes, complete);
+  }
+  REQUIRE_INIT_IN(call);
+  return slow(gptr, src, nelem, src_type, dst_type);
+}
+
+DART_HOT_ENTRY
+dart_ret_t dart_get(void *dest, dart_gptr_t gptr, size_t nelem,
+                    dart_datatype_t src_type, dart_datatype_t dst_type)
+{
+  return get_entry(__func__, dest, gptr, nelem, src_type, dst_type,
+                   dart_get_slow);
 }
 
 DART_HOT_ENTRY
 dart_ret_t dart_put(dart_gptr_t gptr, const void *src, size_t nelem,
                     dart_datatype_t src_type, dart_datatype_t dst_type)
 {
-  char *direct;
-  size_t bytes;
-  if (cached_direct(src, gptr, nelem, src_type, dst_type, &direct, &bytes)) {
-    return direct_put(direct, src, bytes, false);
-  }
-  REQUIRE_INIT();
-  return dart_put_slow(gptr, src, nelem, src_type, dst_type);
+  return put_entry(__func__, gptr, src, nelem, src_type, dst_type, false,
+                   dart_put_slow);
 }
 
 DART_HOT_ENTRY
@@ -324,13 +351,8 @@ dart_ret_t dart_get_blocking(void *dest, dart_gptr_t gptr, size_t nelem,
                              dart_datatype_t src_type,
                              dart_datatype_t dst_type)
 {
-  char *direct;
-  size_t bytes;
-  if (cached_direct(dest, gptr, nelem, src_type, dst_type, &direct, &bytes)) {
-    return direct_get(dest, direct, bytes);
-  }
-  REQUIRE_INIT();
-  return dart_get_blocking_slow(dest, gptr, nelem, src_type, dst_type);
+  return get_entry(__func__, dest, gptr, nelem, src_type, dst_type,
+                   dart_get_blocking_slow);
 }
 
 DART_HOT_ENTRY
@@ -338,13 +360,8 @@ dart_ret_t dart_put_blocking(dart_gptr_t gptr, const void *src, size_t nelem,
                              dart_datatype_t src_type,
                              dart_datatype_t dst_type)
 {
-  char *direct;
-  size_t bytes;
-  if (cached_direct(src, gptr, nelem, src_type, dst_type, &direct, &bytes)) {
-    return direct_put(direct, src, bytes, true);
-  }
-  REQUIRE_INIT();
-  return dart_put_blocking_slow(gptr, src, nelem, src_type, dst_type);
+  return put_entry(__func__, gptr, src, nelem, src_type, dst_type, true,
+                   dart_put_blocking_slow);
 }
 
 dart_ret_t dart_get_handle(void *dest, dart_gptr_t gptr, size_t nelem,
