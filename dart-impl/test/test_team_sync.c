@@ -1,7 +1,7 @@
 /* White-box: the shared-memory barrier and reductions of single-node
  * teams (team_sync). Checks that exactly the teams on one node with more
- * than one unit get the shared block (unless DART_SHM_SYNC is off), then on DART_TEAM_ALL, the usual sub-team and
- * the team of unit 0's node:
+ * than one unit get the shared block (unless DART_SHM_SYNC is off), then
+ * on DART_TEAM_ALL, the usual sub-team and the team of unit 0's node:
  *  - barrier: round after round, plain stores and dart_put_blocking
  *    before the barrier are seen by every unit after it (a barrier that
  *    lets a unit through early fails this);
