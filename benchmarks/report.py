@@ -139,8 +139,13 @@ def app_table(rows):
             value, better = num(r["us_per_iter"]), "lower"
         key = (r["kernel"], config, int(r["units"]), r["oversubscribed"])
         g = groups.setdefault(key, {"better": better, "models": {},
-                                    "runs": {}, "failed": set()})
+                                    "runs": {}, "failed": set(),
+                                    "phases": {}})
         g["models"].setdefault(r["model"], []).append(value)
+        split = [num(r.get(k)) for k in ("sweep_us_fastest",
+                                          "sweep_us_slowest", "halo_us")]
+        if value is not None and None not in split:
+            g["phases"].setdefault(r["model"], []).append([value] + split)
         if value is not None and "run" in r:
             g["runs"].setdefault(r["model"], {})[r["run"]] = value
         if r.get("verify") == "fail":
@@ -216,6 +221,50 @@ def app_rows(groups, how):
     return out
 
 
+def phase_rows(groups):
+    """Where a stencil iteration goes, from the runs made with --phases."""
+    names = (("dart", "DART"), ("mpi-rma", "MPI RMA"),
+             ("openshmem", "OpenSHMEM"))
+    out = []
+    for key in sorted(groups, key=lambda k: (k[2], k[1])):
+        kernel, config, units, over = key
+        runs = groups[key]["phases"]
+        if not runs:
+            continue
+        if not out:
+            out = ["### Stencil: where an iteration goes (us, median of the "
+                   "runs)\n",
+                   "From `--phases`: the local sweeps of the fastest and of "
+                   "the slowest unit (with their range over the runs), the "
+                   "halo puts of the unit slowest in them, and the rest of "
+                   "the iteration (total - slowest sweeps - halo puts): the "
+                   "barrier, the reduction and the wait for the slower "
+                   "unit. The sweeps are the same code in every model; only "
+                   "the halo puts and the rest depend on the runtime.\n",
+                   "| kernel | units | model | per iteration | "
+                   "sweeps, fastest unit | sweeps, slowest unit | "
+                   "halo puts | rest |",
+                   "|---|---:|---|---:|---:|---:|---:|---:|"]
+        label = f"{units}" + (" (oversubscribed)" if over == "yes" else "")
+        for m, name in names:
+            if m not in runs:
+                continue
+            cols = list(zip(*runs[m]))
+            rest = [t - slow - halo for t, _, slow, halo in runs[m]]
+
+            def med_range(v):
+                if len(v) == 1:
+                    return fmt(v[0])
+                return (f"{fmt(statistics.median(v))} "
+                        f"({fmt(min(v))}-{fmt(max(v))})")
+            out.append(f"| {config} | {label} | {name} | "
+                       f"{fmt(statistics.median(cols[0]))} | "
+                       f"{med_range(cols[1])} | {med_range(cols[2])} | "
+                       f"{fmt(statistics.median(cols[3]), 2)} | "
+                       f"{fmt(statistics.median(rest))} |")
+    return out + [""] if out else []
+
+
 def write_summary(d, size_tab, dist_tab, groups):
     out = []
     env = os.path.join(d, "env.txt")
@@ -239,6 +288,7 @@ def write_summary(d, size_tab, dist_tab, groups):
         csv.writer(f).writerows(csv_rows)
     out += app_rows(groups, "median")
     out += app_rows(groups, "best")
+    out += phase_rows(groups)
     launches = len(launch_files(d, "latency-dart-mpi"))
     out.append("\n### Blocking put/get latency by size, 2 units on one node "
                "(ns, median)\n")

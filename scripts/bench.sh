@@ -216,8 +216,10 @@ for n in "${unit_counts[@]}"; do
              "${st_small}^2 to convergence; ${models[*]}"
     for m in "${models[@]}"; do
       app_run "$m" "$n" "$r" ra "$(program_of "$m" random-access)" -k "$k"
+      # The large grid also reports where its time goes (--phases): a
+      # clock read costs nothing there next to a sweep of N^2/units points.
       app_run "$m" "$n" "$r" "stencil-n$st_n" "$(program_of "$m" stencil)" \
-        -n "$st_n" -i "$st_iters" -t 0
+        -n "$st_n" -i "$st_iters" -t 0 --phases
       app_run "$m" "$n" "$r" "stencil-n$st_small" \
         "$(program_of "$m" stencil)" -n "$st_small"
     done

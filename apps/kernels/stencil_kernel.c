@@ -10,13 +10,15 @@
 static void st_usage(FILE *to, const char *prog)
 {
   fprintf(to,
-          "usage: %s [-n N] [-i MAX_ITERS] [-t TOL] [--verify]\n"
+          "usage: %s [-n N] [-i MAX_ITERS] [-t TOL] [--verify] [--phases]\n"
           "  -n        grid of N x N points, 2..16384, divisible by the "
           "unit count (default 1024)\n"
           "  -i        at most this many iterations (default 100000)\n"
           "  -t        converged when no point changes by more than this, "
           "0..1 (default 1e-6)\n"
-          "  --verify  also solve serially and require identical bits\n",
+          "  --verify  also solve serially and require identical bits\n"
+          "  --phases  also report the time in the local sweeps and in the "
+          "halo puts\n",
           prog);
 }
 
@@ -27,13 +29,15 @@ int st_parse_args(int argc, char **argv, const char *prog,
   p->max_iters = 100000;
   p->tol = 1e-6;
   p->verify = 0;
+  p->phases = 0;
   const struct opt opts[] = {
     { "-n", OPT_LONG, 2, 16384, &p->n },
     { "-i", OPT_LONG, 1, 100000000, &p->max_iters },
     { "-t", OPT_DOUBLE, 0.0, 1.0, &p->tol },
     { "--verify", OPT_FLAG, 0, 0, &p->verify },
+    { "--phases", OPT_FLAG, 0, 0, &p->phases },
   };
-  return parse_options(argc, argv, prog, opts, 4, st_usage, exit_code);
+  return parse_options(argc, argv, prog, opts, 5, st_usage, exit_code);
 }
 
 int st_layout_init(const struct st_params *p, long units, long me,
@@ -119,6 +123,13 @@ static float sweep(float *first, long rows, long n, const float *above,
   return diff;
 }
 
+/* A clock reading for --phases; 0 when not timing, so that a plain run
+ * reads no clock inside its loop. */
+static double stamp(int timed)
+{
+  return timed ? wall_seconds() : 0.0;
+}
+
 /* The whole grid in one block of n rows: the reference the parallel run
  * must reproduce. Returns the grid ((n + 2) rows) and the iteration count. */
 static float *serial_solve(const struct st_params *p, float h2, long *iters)
@@ -177,23 +188,44 @@ int st_run(const struct st_params *p, const struct st_model *m,
    * last black sweep); black reads their new red points (slot 0). A unit
    * refills slot 0 only after the next barrier and slot 1 only after the
    * next reduction, when its neighbours are done reading. */
+  const int timed = p->phases;
+  double sweep_s = 0.0, halo_s = 0.0;
   double t0 = wall_seconds();
   long it = 0;
   float diff = 0.0f;
   int converged = 0;
   while (it < p->max_iters && !converged) {
+    double t_red = stamp(timed);
     float d = sweep(own, l->rows, n, block + top_halo(l, 1),
                     block + bottom_halo(l, 1), l->first_row, 0, h2);
+    double t_put0 = stamp(timed);
     m->exchange(m->ctx, 0);
+    double t_sync = stamp(timed);
     m->barrier(m->ctx);
+    double t_black = stamp(timed);
     float e = sweep(own, l->rows, n, block + top_halo(l, 0),
                     block + bottom_halo(l, 0), l->first_row, 1, h2);
+    double t_put1 = stamp(timed);
     m->exchange(m->ctx, 1);
+    double t_max = stamp(timed);
+    sweep_s += (t_put0 - t_red) + (t_put1 - t_black);
+    halo_s += (t_sync - t_put0) + (t_max - t_put1);
     diff = m->max(m->ctx, d > e ? d : e);
     ++it;
     converged = diff <= p->tol;
   }
   double seconds = wall_seconds() - t0;
+
+  /* The units' sweeps differ in speed (cores, caches): the slowest one
+   * sets the pace, so both ends are reported, and the halo puts of the
+   * unit that took longest in them. */
+  float sweep_fast = 0.0f, sweep_slow = 0.0f, halo_slow = 0.0f;
+  if (timed) {
+    float sweep_us = (float)(1e6 * sweep_s / (double)it);
+    sweep_slow = m->max(m->ctx, sweep_us);
+    sweep_fast = -m->max(m->ctx, -sweep_us);
+    halo_slow = m->max(m->ctx, (float)(1e6 * halo_s / (double)it));
+  }
 
   int rc = 0;
   const char *verdict = "skipped";
@@ -215,10 +247,19 @@ int st_run(const struct st_params *p, const struct st_model *m,
            converged ? "converged" : "not converged", (double)diff);
     printf("  %.3f us per iteration, %.6f s total, verification %s\n", us,
            seconds, verdict);
+    if (timed) {
+      printf("  of that: local sweeps %.3f us (fastest unit) to %.3f us "
+             "(slowest unit), halo puts up to %.3f us\n",
+             (double)sweep_fast, (double)sweep_slow, (double)halo_slow);
+    }
     printf("RESULT kernel=stencil model=%s units=%ld n=%ld iters=%ld "
-           "converged=%s seconds=%.6f us_per_iter=%.3f verify=%s\n",
-           m->name, l->units, n, it, converged ? "yes" : "no", seconds, us,
-           verdict);
+           "converged=%s seconds=%.6f us_per_iter=%.3f",
+           m->name, l->units, n, it, converged ? "yes" : "no", seconds, us);
+    if (timed) {
+      printf(" sweep_us_fastest=%.3f sweep_us_slowest=%.3f halo_us=%.3f",
+             (double)sweep_fast, (double)sweep_slow, (double)halo_slow);
+    }
+    printf(" verify=%s\n", verdict);
     fflush(stdout);
   }
   return rc;

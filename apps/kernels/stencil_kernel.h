@@ -19,6 +19,7 @@ struct st_params {
   long   max_iters; /* -i: stop after this many iterations */
   double tol;       /* -t: converged when no point moves more than this */
   int    verify;    /* --verify: compare with a serial solve, bitwise */
+  int    phases;    /* --phases: also time the sweeps and the halo puts */
 };
 
 /* Parses argv. Returns 0 to run, else the program stops with *exit_code

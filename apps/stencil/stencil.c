@@ -2,7 +2,7 @@
  * Each unit's block of rows (plus halo rows) is its part of one
  * dart_team_memalloc_aligned segment; halo rows travel by
  * dart_put_blocking, the convergence test is a dart_allreduce (MAX).
- * Usage: stencil [-n N] [-i MAX_ITERS] [-t TOL] [--verify] */
+ * Usage: stencil [-n N] [-i MAX_ITERS] [-t TOL] [--verify] [--phases] */
 #include "dart_app.h"
 #include "stencil_kernel.h"
 

@@ -2,7 +2,7 @@
  * MPI_Win_allocate window in one lock_all epoch; a halo row is MPI_Put +
  * MPI_Win_flush (a blocking put, as dart_put_blocking), the convergence
  * test MPI_Allreduce (MAX).
- * Usage: mpi-stencil [-n N] [-i MAX_ITERS] [-t TOL] [--verify] */
+ * Usage: mpi-stencil [-n N] [-i MAX_ITERS] [-t TOL] [--verify] [--phases] */
 #include "mpi_peer.h"
 #include "stencil_kernel.h"
 

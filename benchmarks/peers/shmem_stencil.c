@@ -2,7 +2,7 @@
  * a halo row is shmem_putmem + shmem_quiet (a blocking put, as
  * dart_put_blocking), the convergence test shmem_float_max_to_all.
  * Results are printed before shmem_finalize (Open MPI's may crash there).
- * Usage: shmem-stencil [-n N] [-i MAX_ITERS] [-t TOL] [--verify] */
+ * Usage: shmem-stencil [-n N] [-i MAX_ITERS] [-t TOL] [--verify] [--phases] */
 #include "shmem_peer.h"
 #include "stencil_kernel.h"
 
