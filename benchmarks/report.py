@@ -221,14 +221,26 @@ def app_rows(groups, how):
     return out
 
 
-def phase_rows(groups):
-    """Where a stencil iteration goes, from the runs made with --phases."""
+def median_range(v):
+    """'median (min-max)', or the value alone for a single run."""
+    if len(v) == 1:
+        return fmt(v[0])
+    return f"{fmt(statistics.median(v))} ({fmt(min(v))}-{fmt(max(v))})"
+
+
+def phase_rows(d, groups):
+    """Where a stencil iteration goes, from the runs made with --phases;
+    every run is also written to stencil-phases.csv."""
     names = (("dart", "DART"), ("mpi-rma", "MPI RMA"),
              ("openshmem", "OpenSHMEM"))
+    csv_rows = [("config", "units", "oversubscribed", "model", "us_per_iter",
+                 "sweep_us_fastest", "sweep_us_slowest", "halo_us")]
     out = []
     for key in sorted(groups, key=lambda k: (k[2], k[1])):
-        kernel, config, units, over = key
+        _, config, units, over = key
         runs = groups[key]["phases"]
+        csv_rows += [(config, units, over, m) + tuple(r)
+                     for m in sorted(runs) for r in runs[m]]
         if not runs:
             continue
         if not out:
@@ -251,18 +263,17 @@ def phase_rows(groups):
                 continue
             cols = list(zip(*runs[m]))
             rest = [t - slow - halo for t, _, slow, halo in runs[m]]
-
-            def med_range(v):
-                if len(v) == 1:
-                    return fmt(v[0])
-                return (f"{fmt(statistics.median(v))} "
-                        f"({fmt(min(v))}-{fmt(max(v))})")
             out.append(f"| {config} | {label} | {name} | "
                        f"{fmt(statistics.median(cols[0]))} | "
-                       f"{med_range(cols[1])} | {med_range(cols[2])} | "
+                       f"{median_range(cols[1])} | "
+                       f"{median_range(cols[2])} | "
                        f"{fmt(statistics.median(cols[3]), 2)} | "
                        f"{fmt(statistics.median(rest))} |")
-    return out + [""] if out else []
+    if not out:
+        return []
+    with open(os.path.join(d, "stencil-phases.csv"), "w", newline="") as f:
+        csv.writer(f).writerows(csv_rows)
+    return out + [""]
 
 
 def write_summary(d, size_tab, dist_tab, groups):
@@ -288,7 +299,7 @@ def write_summary(d, size_tab, dist_tab, groups):
         csv.writer(f).writerows(csv_rows)
     out += app_rows(groups, "median")
     out += app_rows(groups, "best")
-    out += phase_rows(groups)
+    out += phase_rows(d, groups)
     launches = len(launch_files(d, "latency-dart-mpi"))
     out.append("\n### Blocking put/get latency by size, 2 units on one node "
                "(ns, median)\n")
