@@ -411,6 +411,13 @@ static inline bool is_integral(dart_datatype_t dtype)
   return dtype >= DART_TYPE_BYTE && dtype <= DART_TYPE_ULONGLONG;
 }
 
+/* The types the inlined cached paths handle: 8-byte integers. */
+static inline bool is_integer_word(dart_datatype_t dtype)
+{
+  return is_integral(dtype) &&
+         datatype_basic_size(dtype) == sizeof(uint64_t);
+}
+
 /* Accumulate (`result` NULL) or fetch-and-op of one 8-byte integer on a
  * cached target with an operation that has its own instruction; true
  * when done. */
@@ -419,8 +426,7 @@ cached_word_update(dart_gptr_t gptr, const void *value, void *result,
                    size_t nelem, dart_datatype_t dtype, dart_operation_t op)
 {
   char *direct;
-  return value != NULL && nelem == 1 && is_integral(dtype) &&
-         datatype_basic_size(dtype) == sizeof(uint64_t) &&
+  return value != NULL && nelem == 1 && is_integer_word(dtype) &&
          target_cached_atomic(gptr, sizeof(uint64_t), &direct) &&
          word_fetch_and_op(direct, value, result, op);
 }
@@ -463,7 +469,7 @@ dart_ret_t dart_accumulate(dart_gptr_t gptr, const void *values, size_t nelem,
                            dart_datatype_t dtype, dart_operation_t op)
 {
   if (cached_word_update(gptr, values, NULL, nelem, dtype, op)) {
-    return target_direct_progress_due() ? target_progress_probe() : DART_OK;
+    return target_direct_progress();
   }
   return accumulate_slow(gptr, values, nelem, dtype, op);
 }
@@ -474,7 +480,7 @@ dart_ret_t dart_accumulate_blocking_local(dart_gptr_t gptr, const void *values,
                                           dart_operation_t op)
 {
   if (cached_word_update(gptr, values, NULL, nelem, dtype, op)) {
-    return target_direct_progress_due() ? target_progress_probe() : DART_OK;
+    return target_direct_progress();
   }
   return accumulate_blocking_local_slow(gptr, values, nelem, dtype, op);
 }
@@ -485,7 +491,7 @@ dart_ret_t dart_fetch_and_op(dart_gptr_t gptr, const void *value,
                              dart_operation_t op)
 {
   if (result != NULL && cached_word_update(gptr, value, result, 1, dtype, op)) {
-    return target_direct_progress_due() ? target_progress_probe() : DART_OK;
+    return target_direct_progress();
   }
   return fetch_and_op_slow(gptr, value, result, dtype, op);
 }
@@ -497,7 +503,7 @@ dart_ret_t dart_compare_and_swap(dart_gptr_t gptr, const void *value,
 {
   char *direct;
   if (value != NULL && compare != NULL && result != NULL &&
-      is_integral(dtype) && datatype_basic_size(dtype) == sizeof(uint64_t) &&
+      is_integer_word(dtype) &&
       target_cached_atomic(gptr, sizeof(uint64_t), &direct)) {
     uint64_t expected, desired;
     memcpy(&expected, compare, sizeof expected);
@@ -508,7 +514,7 @@ dart_ret_t dart_compare_and_swap(dart_gptr_t gptr, const void *value,
                                 desired, false, __ATOMIC_SEQ_CST,
                                 __ATOMIC_SEQ_CST);
     memcpy(result, &expected, sizeof expected);
-    return target_direct_progress_due() ? target_progress_probe() : DART_OK;
+    return target_direct_progress();
   }
   return compare_and_swap_slow(gptr, value, compare, result, dtype);
 }

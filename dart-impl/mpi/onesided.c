@@ -143,10 +143,7 @@ direct_get(void *dest, const char *direct, size_t bytes)
   case 4:  memcpy(dest, direct, 4); break;
   default: return direct_get_any_size(dest, direct, bytes);
   }
-  if (target_direct_progress_due()) {
-    return target_progress_probe();
-  }
-  return DART_OK;
+  return target_direct_progress();
 }
 
 static dart_ret_t transfer(const char *call, bool is_put, void *local,

@@ -223,17 +223,14 @@ static inline void target_forget_all(void)
  * progress for others. */
 dart_ret_t target_progress_probe(void); /* DART_OK: fast paths tail-call it */
 
-/* Counts one direct operation; true when it is time for the probe. */
-static inline bool target_direct_progress_due(void)
+/* Counts one direct operation and probes every 1024th; returns DART_OK,
+ * so that a fast path can end in it. */
+static inline dart_ret_t target_direct_progress(void)
 {
-  return __builtin_expect(++target_cache.direct_ops % 1024 == 0, 0);
-}
-
-static inline void target_direct_progress(void)
-{
-  if (target_direct_progress_due()) {
-    target_progress_probe();
+  if (__builtin_expect(++target_cache.direct_ops % 1024 == 0, 0)) {
+    return target_progress_probe();
   }
+  return DART_OK;
 }
 
 /* Records an RMA operation just issued to the target, for the next
