@@ -90,16 +90,6 @@ def latency_by_size(d):
     return table
 
 
-def ratio_spread(ratios):
-    """Median and range of per-launch ratios: "1.21 (1.08-1.35)"."""
-    if not ratios:
-        return "n/a"
-    med = statistics.median(ratios)
-    if len(ratios) == 1:
-        return f"{med:.2f}"
-    return f"{med:.2f} ({min(ratios):.2f}-{max(ratios):.2f})"
-
-
 def latency_by_target(d):
     """{(op, bytes, target): {model: ns, 'same': bool}}."""
     table = {}
@@ -221,11 +211,15 @@ def app_rows(groups, how):
     return out
 
 
-def median_range(v):
-    """'median (min-max)', or the value alone for a single run."""
+def median_range(v, digits=1):
+    """'median (min-max)' of per-run or per-launch values, the value alone
+    for one, n/a for none: "1.21 (1.08-1.35)"."""
+    if not v:
+        return "n/a"
     if len(v) == 1:
-        return fmt(v[0])
-    return f"{fmt(statistics.median(v))} ({fmt(min(v))}-{fmt(max(v))})"
+        return fmt(v[0], digits)
+    return (f"{fmt(statistics.median(v), digits)} "
+            f"({fmt(min(v), digits)}-{fmt(max(v), digits)})")
 
 
 def phase_rows(d, groups):
@@ -316,7 +310,7 @@ def write_summary(d, size_tab, dist_tab, groups):
         out.append(f"| {op} | {size_label(b)} | {fmt(c.get('dart'))} | "
                    f"{fmt(c.get('raw-shm'))} | {fmt(c.get('mpi-allocate'))} | "
                    f"{fmt(c.get('mpi-dynamic'))} | {fmt(c.get('openshmem'))} | "
-                   f"{ratio_spread(c.get('dart/raw', []))} | "
+                   f"{median_range(c.get('dart/raw', []), 2)} | "
                    f"{ratio(c.get('dart'), c.get('mpi-allocate'))} | "
                    f"{ratio(c.get('dart'), c.get('openshmem'))} |")
 
