@@ -1,0 +1,1 @@
+# Robustness tests: robust_atomics (see the test programs this file registers).

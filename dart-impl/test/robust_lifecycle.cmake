@@ -1,0 +1,1 @@
+# Robustness tests: robust_lifecycle (see the test programs this file registers).

@@ -1,0 +1,1 @@
+# Robustness tests: robust_locks (see the test programs this file registers).

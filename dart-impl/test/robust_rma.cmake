@@ -1,0 +1,1 @@
+# Robustness tests: robust_rma (see the test programs this file registers).
