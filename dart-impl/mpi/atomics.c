@@ -8,6 +8,7 @@
 #include "atomics.h"
 #include "datatype.h"
 #include "large_count.h"
+#include "mpi_serialize.h"
 #include "operation.h"
 #include "runtime.h"
 #include "target.h"
@@ -184,7 +185,22 @@ static int narrow_compare_and_swap(const char *call, const struct target *t,
                                    void *result, size_t bytes,
                                    dart_ret_t *ret)
 {
+  /* The aligned-down 4-byte word holding the element: with the element
+   * naturally aligned (checked by the caller), shift + bytes <= 4 for
+   * every offset (0-3 for a byte, 0 or 2 for a short), so the element
+   * never straddles two words and `seen` below is never overrun. */
   MPI_Aint word = t->disp & ~(MPI_Aint)3;
+  size_t shift = (size_t)(t->disp - word);
+  if (shift + bytes > sizeof(uint32_t)) {
+    *ret = report_error(DART_ERR_INVAL, call, "a %zu-byte element at "
+                        "displacement %#llx straddles two 4-byte words",
+                        bytes, (unsigned long long)t->disp);
+    return MPI_SUCCESS;
+  }
+  /* Portions DART allocates start 64-byte aligned, so there the word
+   * starts inside the portion (a registered one may start anywhere); it
+   * ends past the portion on the last 1-3 bytes of one whose size is not
+   * a multiple of 4: memory MPI does not expose to RMA, refused. */
   MPI_Aint lo = t->segment->disps[t->unit];
   MPI_Aint hi = lo + (MPI_Aint)t->segment->sizes[t->unit];
   if (word < lo || word + 4 > hi) {
@@ -194,7 +210,6 @@ static int narrow_compare_and_swap(const char *call, const struct target *t,
                         "portion with this MPI (Open MPI osc/ucx)", bytes);
     return MPI_SUCCESS;
   }
-  size_t shift = (size_t)(t->disp - word);
   uint32_t seen = 0, now = 0, want;
   int err = MPI_Fetch_and_op(NULL, &seen, MPI_UINT32_T, t->unit, word,
                              MPI_NO_OP, t->win);
@@ -269,6 +284,49 @@ static int emulated_minmax(const char *call, struct target *t,
   return err;
 }
 
+/* The alignment rule of every atomic (dart_communication.h): the target
+ * offset a multiple of the element size, checked before anything else
+ * touches the target. Hardware atomics on a split element are not atomic
+ * (or fault), and UCX refuses them without an error code reaching MPI's
+ * caller: the update was lost and the fetched value garbage. */
+static dart_ret_t report_misaligned(const char *call, dart_gptr_t gptr,
+                                    uint64_t where, size_t elem)
+{
+  return report_error(DART_ERR_INVAL, call,
+                      "target of unit %d at offset %llu (address %#llx) is "
+                      "not aligned to its %zu-byte element: atomics need "
+                      "naturally aligned elements", (int)gptr.unitid,
+                      (unsigned long long)gptr.addr_or_offs.offset,
+                      (unsigned long long)where, elem);
+}
+
+static inline bool offset_misaligned(dart_gptr_t gptr, size_t elem)
+{
+  return gptr.addr_or_offs.offset % elem != 0;
+}
+
+/* A resolved target's address (the mapped address, or the window
+ * displacement: the address itself in a dynamic window, an offset from a
+ * page-aligned base otherwise) must be aligned too: a registered portion
+ * may start anywhere. */
+static inline bool target_misaligned(const struct target *t, size_t elem)
+{
+  uintptr_t where = t->direct != NULL ? (uintptr_t)t->direct
+                                      : (uintptr_t)t->disp;
+  return where % elem != 0;
+}
+
+static dart_ret_t check_target_aligned(const char *call, dart_gptr_t gptr,
+                                       const struct target *t, size_t elem)
+{
+  if (!target_misaligned(t, elem)) {
+    return DART_OK;
+  }
+  return report_misaligned(call, gptr,
+                           t->direct != NULL ? (uintptr_t)t->direct
+                                             : (uint64_t)t->disp, elem);
+}
+
 /* Accumulate (`result` NULL) or fetch-and-op with CPU atomics. */
 static void cpu_update(char *direct, const void *values, void *result,
                        size_t nelem, dart_datatype_t dtype,
@@ -303,6 +361,9 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
     return report_error(DART_ERR_INVAL, call, "%zu elements overflow",
                         nelem);
   }
+  if (offset_misaligned(gptr, elem)) {
+    return report_misaligned(call, gptr, gptr.addr_or_offs.offset, elem);
+  }
   char *direct;
   if (cpu_atomic_supported(dtype) &&
       target_cached_atomic(gptr, nelem * elem, &direct)) {
@@ -310,7 +371,8 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
     return DART_OK;
   }
   struct target t = { 0 };
-  if (target_resolve(call, gptr, nelem * elem, &t) != DART_OK) {
+  if (target_resolve(call, gptr, nelem * elem, &t) != DART_OK ||
+      check_target_aligned(call, gptr, &t, elem) != DART_OK) {
     return DART_ERR_INVAL;
   }
   switch (choose_path(&t, dtype)) {
@@ -333,6 +395,7 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
   }
   dart_ret_t ret = DART_OK;
   int err = MPI_SUCCESS;
+  mpi_serial_enter(); /* the MPI calls up to the flush (mpi_serialize.h) */
   if (emulate_minmax[dtype] && (op == DART_OP_MIN || op == DART_OP_MAX)) {
     for (size_t i = 0; i < nelem && err == MPI_SUCCESS && ret == DART_OK;
          ++i) {
@@ -359,6 +422,7 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
     }
     err = err == MPI_SUCCESS ? flush_local(&t) : err;
   }
+  mpi_serial_leave();
   target_rma_issued(&t); /* locally complete: a flush makes it visible */
   if (err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI atomic", err);
@@ -418,6 +482,14 @@ static inline bool is_integer_word(dart_datatype_t dtype)
          datatype_basic_size(dtype) == sizeof(uint64_t);
 }
 
+/* The alignment rule on the inlined paths: a misaligned 8-byte target
+ * takes the slow path, which rejects it. A cached segment's portions
+ * start on 64 bytes (globmem.c), so the offset decides. */
+static inline bool word_aligned(dart_gptr_t gptr)
+{
+  return gptr.addr_or_offs.offset % sizeof(uint64_t) == 0;
+}
+
 /* Accumulate (`result` NULL) or fetch-and-op of one 8-byte integer on a
  * cached target with an operation that has its own instruction; true
  * when done. */
@@ -427,6 +499,7 @@ cached_word_update(dart_gptr_t gptr, const void *value, void *result,
 {
   char *direct;
   return value != NULL && nelem == 1 && is_integer_word(dtype) &&
+         word_aligned(gptr) &&
          target_cached_atomic(gptr, sizeof(uint64_t), &direct) &&
          word_fetch_and_op(direct, value, result, op);
 }
@@ -503,7 +576,7 @@ dart_ret_t dart_compare_and_swap(dart_gptr_t gptr, const void *value,
 {
   char *direct;
   if (value != NULL && compare != NULL && result != NULL &&
-      is_integer_word(dtype) &&
+      is_integer_word(dtype) && word_aligned(gptr) &&
       target_cached_atomic(gptr, sizeof(uint64_t), &direct)) {
     uint64_t expected, desired;
     memcpy(&expected, compare, sizeof expected);
@@ -535,6 +608,9 @@ static dart_ret_t compare_and_swap_slow(dart_gptr_t gptr, const void *value,
                         "value, compare or result is NULL");
   }
   size_t bytes = datatype_basic_size(dtype);
+  if (offset_misaligned(gptr, bytes)) {
+    return report_misaligned(call, gptr, gptr.addr_or_offs.offset, bytes);
+  }
   char *direct;
   if (target_cached_atomic(gptr, bytes, &direct)) {
     cpu_atomic_compare_and_swap(direct, value, compare, result, dtype);
@@ -542,7 +618,8 @@ static dart_ret_t compare_and_swap_slow(dart_gptr_t gptr, const void *value,
     return DART_OK;
   }
   struct target t = { 0 };
-  if (target_resolve(call, gptr, bytes, &t) != DART_OK) {
+  if (target_resolve(call, gptr, bytes, &t) != DART_OK ||
+      check_target_aligned(call, gptr, &t, bytes) != DART_OK) {
     return DART_ERR_INVAL;
   }
   if (choose_path(&t, dtype) == PATH_CPU) {
@@ -554,8 +631,9 @@ static dart_ret_t compare_and_swap_slow(dart_gptr_t gptr, const void *value,
     return DART_OK;
   }
   dart_ret_t ret = DART_OK;
-  int err = mpi_compare_and_swap(call, &t, value, compare, result, dtype,
-                                 &ret);
+  int err;
+  MPI_SERIALIZED(err = mpi_compare_and_swap(call, &t, value, compare, result,
+                                            dtype, &ret));
   target_rma_issued(&t);
   if (err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI_Compare_and_swap", err);

@@ -4,6 +4,7 @@
 #include "bootstrap.h"
 #include "datatype.h"
 #include "local_pool.h"
+#include "mpi_serialize.h"
 #include "target.h"
 #include "onesided.h"
 #include "operation.h"
@@ -98,6 +99,9 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
   }
   runtime.env = env;
   runtime.mpi_cas_works = mpi_compare_and_swap_works();
+  /* Before any RMA: whether this MPI needs its one-sided calls
+   * serialized at the granted thread level (mpi_serialize.h). */
+  mpi_serialize_setup(runtime.thread_level);
 
   MPI_Comm world = MPI_COMM_NULL;
   int err = MPI_Comm_dup(MPI_COMM_WORLD, &world);

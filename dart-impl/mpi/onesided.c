@@ -4,6 +4,7 @@
  * team's dynamic window, which stays in a lock_all epoch. */
 #include "datatype.h"
 #include "large_count.h"
+#include "mpi_serialize.h"
 #include "onesided.h"
 #include "runtime.h"
 #include "target.h"
@@ -224,6 +225,7 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
   }
   const char *what = is_put ? "MPI_Put" : "MPI_Get";
   MPI_Request request = MPI_REQUEST_NULL;
+  mpi_serial_enter(); /* up to the flush (mpi_serialize.h) */
   if (completion == WITH_HANDLE && request_based_rma) {
     what = is_put ? "MPI_Rput" : "MPI_Rget";
     err = is_put ? MPI_Rput(local, lc.count, lc.type, t.unit, t.disp,
@@ -244,6 +246,7 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
     err = is_put ? MPI_Win_flush(t.unit, t.win)
                  : MPI_Win_flush_local(t.unit, t.win);
   }
+  mpi_serial_leave();
   mpi_count_release(&lc);
   mpi_count_release(&rc);
   if (err != MPI_SUCCESS) {
@@ -419,10 +422,13 @@ static dart_ret_t flush(const char *call, dart_gptr_t gptr, bool all_units,
   if (win == MPI_WIN_NULL || issued == done) {
     return DART_OK; /* nothing went through MPI since the last flush */
   }
-  int err = all_units ? rma_targets_flush_all(&seg->rma_targets, win,
-                                              local_only)
-                      : (local_only ? MPI_Win_flush_local(unit, win)
+  int err;
+  if (all_units) { /* serialized inside (rma_targets.c) */
+    err = rma_targets_flush_all(&seg->rma_targets, win, local_only);
+  } else {
+    MPI_SERIALIZED(err = local_only ? MPI_Win_flush_local(unit, win)
                                     : MPI_Win_flush(unit, win));
+  }
   /* Only a flush of all units completes everything issued before it. */
   if (err == MPI_SUCCESS && all_units) {
     raise_mark(&seg->rma_flushed_local, issued);
@@ -508,6 +514,7 @@ static dart_ret_t report_bad_handle(const char *call, dart_handle_t handle)
 static int complete(struct pending_transfer *p, bool remote)
 {
   int err = MPI_SUCCESS;
+  mpi_serial_enter(); /* mpi_serialize.h */
   if (request_based_rma) {
     err = MPI_Wait(&p->request, MPI_STATUS_IGNORE);
   } else if (!(remote && p->is_put)) {
@@ -516,6 +523,7 @@ static int complete(struct pending_transfer *p, bool remote)
   if (err == MPI_SUCCESS && remote && p->is_put) {
     err = MPI_Win_flush(p->unit, p->win);
   }
+  mpi_serial_leave();
   return err;
 }
 
@@ -586,7 +594,8 @@ static dart_ret_t test_all(const char *call, dart_handle_t handles[],
     }
     int flag = 1;
     if (p->request != MPI_REQUEST_NULL) {
-      int err = MPI_Test(&p->request, &flag, MPI_STATUS_IGNORE);
+      int err;
+      MPI_SERIALIZED(err = MPI_Test(&p->request, &flag, MPI_STATUS_IGNORE));
       if (err != MPI_SUCCESS) {
         *done = 0;
         return report_mpi_error(call, "MPI_Test", err);

@@ -1,4 +1,5 @@
 #include "rma_targets.h"
+#include "mpi_serialize.h"
 
 #include <stdlib.h>
 
@@ -45,8 +46,9 @@ static int flush_word(struct rma_targets *t, MPI_Win win, bool local_only,
   while (bits != 0) {
     int b = __builtin_ctzll(bits);
     int unit = w * 64 + b;
-    int err = local_only ? MPI_Win_flush_local(unit, win)
-                         : MPI_Win_flush(unit, win);
+    int err;
+    MPI_SERIALIZED(err = local_only ? MPI_Win_flush_local(unit, win)
+                                    : MPI_Win_flush(unit, win));
     if (err != MPI_SUCCESS) {
       atomic_fetch_or_explicit(local_only ? &t->local[w] : &t->remote[w],
                                bits, memory_order_relaxed);
@@ -61,8 +63,10 @@ int rma_targets_flush_all(struct rma_targets *t, MPI_Win win,
                           bool local_only)
 {
   if (t->remote == NULL) { /* never set up: nothing better to do */
-    return local_only ? MPI_Win_flush_local_all(win)
-                      : MPI_Win_flush_all(win);
+    int err;
+    MPI_SERIALIZED(err = local_only ? MPI_Win_flush_local_all(win)
+                                    : MPI_Win_flush_all(win));
+    return err;
   }
   int err = MPI_SUCCESS;
   pthread_mutex_lock(&t->lock);

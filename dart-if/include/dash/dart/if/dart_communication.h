@@ -87,8 +87,22 @@ dart_ret_t dart_reduce(
 
 /* ----------------------------------------------------------------------
  * Atomic operations
+ *
+ * Alignment: the target of every atomic call below must be naturally
+ * aligned, i.e. its offset (gptr.addr_or_offs.offset) a multiple of the
+ * element size of dtype (for dart_accumulate with nelem > 1: of the first
+ * element; the others follow contiguously). Memory DART allocates starts
+ * each unit's portion on a 64-byte boundary; for memory registered with
+ * dart_team_memregister[_aligned] the registered address of the target
+ * unit must be aligned too. Any other target is rejected with
+ * DART_ERR_INVAL and one log line before anything is read, written or
+ * sent, whichever path (load/store on a node, MPI across nodes) the
+ * call would take: hardware and network atomics are defined on aligned
+ * elements only.
  * ---------------------------------------------------------------------- */
 
+/* target[i] = target[i] op values[i] for i in [0, nelem), each element
+ * atomically. The target must be aligned (above): else DART_ERR_INVAL. */
 dart_ret_t dart_accumulate(
   dart_gptr_t      gptr,
   const void     * values,
@@ -96,6 +110,8 @@ dart_ret_t dart_accumulate(
   dart_datatype_t  dtype,
   dart_operation_t op) DART_NOTHROW;
 
+/* As dart_accumulate, returning once values may be reused. The target
+ * must be aligned (above): else DART_ERR_INVAL. */
 dart_ret_t dart_accumulate_blocking_local(
   dart_gptr_t      gptr,
   const void     * values,
@@ -103,7 +119,8 @@ dart_ret_t dart_accumulate_blocking_local(
   dart_datatype_t  dtype,
   dart_operation_t op) DART_NOTHROW;
 
-/* *result is valid only after a flush on the same target. */
+/* *result is valid only after a flush on the same target. The target
+ * must be aligned (above): else DART_ERR_INVAL, result untouched. */
 dart_ret_t dart_fetch_and_op(
   dart_gptr_t      gptr,
   const void *     value,
@@ -111,6 +128,12 @@ dart_ret_t dart_fetch_and_op(
   dart_datatype_t  dtype,
   dart_operation_t op) DART_NOTHROW;
 
+/* Integral basic types. The target must be aligned (above): else
+ * DART_ERR_INVAL, result untouched. With Open MPI 4 across nodes a 1- or
+ * 2-byte swap goes through the aligned 4-byte word holding the element
+ * (its osc/ucx has no narrower atomics): on the last 1-3 bytes of a unit's
+ * portion whose size is not a multiple of 4 that word is not all inside
+ * the portion, and the swap is refused with DART_ERR_OTHER. */
 dart_ret_t dart_compare_and_swap(
   dart_gptr_t      gptr,
   const void     * value,

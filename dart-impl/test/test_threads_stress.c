@@ -1,0 +1,167 @@
+/* Threads across units under the thread level dart_init_thread grants.
+ *
+ * Four threads per unit, each doing N iterations (argv[1], default
+ * 10000) of: a blocking put of 64 bytes with a pattern of its own for the
+ * iteration into its own slot of the next unit's memory, a blocking get
+ * of the same slot and an exact comparison, and a fetch-and-op SUM of 1
+ * on one counter at unit 0. At the end the counter must equal
+ * units * threads * N exactly, and every slot must hold its thread's last
+ * pattern. Across simulated nodes every call goes through MPI RMA: with
+ * Open MPI 4.1's osc/ucx, concurrent RMA calls without the runtime's
+ * serialization failed with MPI_ERR_OTHER and read back wrong data
+ * (dart-impl/mpi/mpi_serialize.h).
+ *
+ * dart_init_thread documents DART_THREAD_MULTIPLE when MPI grants
+ * MPI_THREAD_MULTIPLE (init.c); if it grants DART_THREAD_SINGLE the
+ * test checks that MPI did not offer MPI_THREAD_MULTIPLE and runs the
+ * same work from one thread. */
+#include "test_assert.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define THREADS 4
+#define SLOT 64
+#define COUNTER_BYTES 64 /* the counter, alone on its cache line */
+
+static int me, n, threads;
+static long iters = 10000;
+static dart_gptr_t seg;
+
+struct worker {
+  int  id;
+  long failures; /* mismatched read-backs: reported by the main thread */
+  long first_bad_iter;
+};
+
+static unsigned char pattern(int unit, int thread, long iter, int k)
+{
+  return (unsigned char)(unit * 131 + thread * 37 + iter * 7 + k * 13 +
+                         (iter >> 8));
+}
+
+static dart_gptr_t at(int unit, uint64_t offset)
+{
+  dart_gptr_t g = seg;
+  TEST_OK(dart_gptr_setunit(&g, DART_TEAM_UNIT_ID(unit)));
+  g.addr_or_offs.offset = offset;
+  return g;
+}
+
+static void *work(void *arg)
+{
+  struct worker *w = arg;
+  int next = (me + 1) % n;
+  dart_gptr_t slot = at(next, COUNTER_BYTES + (uint64_t)w->id * SLOT);
+  dart_gptr_t counter = at(0, 0);
+  unsigned char out[SLOT], back[SLOT];
+  long long one = 1, old = -1;
+  for (long i = 0; i < iters; ++i) {
+    for (int k = 0; k < SLOT; ++k) {
+      out[k] = pattern(me, w->id, i, k);
+    }
+    memset(back, 0, sizeof back);
+    TEST_OK(dart_put_blocking(slot, out, SLOT, DART_TYPE_BYTE,
+                              DART_TYPE_BYTE));
+    TEST_OK(dart_get_blocking(back, slot, SLOT, DART_TYPE_BYTE,
+                              DART_TYPE_BYTE));
+    if (memcmp(out, back, SLOT) != 0 && w->failures++ == 0) {
+      w->first_bad_iter = i;
+    }
+    TEST_OK(dart_fetch_and_op(counter, &one, &old, DART_TYPE_LONGLONG,
+                              DART_OP_SUM));
+    TEST_OK(dart_flush_local(counter));
+    TEST_ASSERT(old >= 0 && old < (long long)n * threads * iters);
+  }
+  return NULL;
+}
+
+int main(int argc, char **argv)
+{
+  dart_thread_support_level_t level = DART_THREAD_SINGLE;
+  TEST_OK(dart_init_thread(&argc, &argv, &level));
+  dart_global_unit_t id;
+  size_t size;
+  TEST_OK(dart_myid(&id));
+  TEST_OK(dart_size(&size));
+  me = id.id;
+  n = (int)size;
+  if (argc > 1) {
+    iters = strtol(argv[1], NULL, 10);
+    TEST_ASSERT(iters > 0);
+  }
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  if (level == DART_THREAD_MULTIPLE) {
+    TEST_EQ(provided, MPI_THREAD_MULTIPLE);
+    threads = THREADS;
+  } else {
+    /* The documented reason for a lower level: MPI offered less. */
+    TEST_EQ(level, DART_THREAD_SINGLE);
+    TEST_ASSERT(provided < MPI_THREAD_MULTIPLE);
+    threads = 1;
+  }
+  if (me == 0) {
+    printf("test_threads_stress: %d units, thread level %d, %d threads, "
+           "%ld iterations each\n", n, (int)level, threads, iters);
+    fflush(stdout);
+  }
+
+  TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL,
+                                     COUNTER_BYTES + THREADS * SLOT,
+                                     DART_TYPE_BYTE, &seg));
+  unsigned char zero[COUNTER_BYTES + THREADS * SLOT] = { 0 };
+  TEST_OK(dart_put_blocking(at(me, 0), zero, sizeof zero, DART_TYPE_BYTE,
+                            DART_TYPE_BYTE));
+  TEST_OK(dart_barrier(DART_TEAM_ALL));
+
+  pthread_t tid[THREADS];
+  struct worker w[THREADS];
+  for (int t = 0; t < threads; ++t) {
+    w[t] = (struct worker){ t, 0, -1 };
+    if (threads > 1) {
+      TEST_EQ(pthread_create(&tid[t], NULL, work, &w[t]), 0);
+    }
+  }
+  if (threads == 1) {
+    work(&w[0]);
+  } else {
+    for (int t = 0; t < threads; ++t) {
+      TEST_EQ(pthread_join(tid[t], NULL), 0);
+    }
+  }
+  for (int t = 0; t < threads; ++t) {
+    if (w[t].failures != 0) {
+      fprintf(stderr, "unit %d thread %d: %ld read-backs differed, first "
+              "at iteration %ld\n", me, t, w[t].failures,
+              w[t].first_bad_iter);
+    }
+    TEST_EQ(w[t].failures, 0);
+  }
+  TEST_OK(dart_barrier(DART_TEAM_ALL));
+
+  /* Every update is in: the counter, and the last pattern of each slot
+   * written into this unit by the previous unit's threads. */
+  long long total = -1;
+  TEST_OK(dart_get_blocking(&total, at(0, 0), 1, DART_TYPE_LONGLONG,
+                            DART_TYPE_LONGLONG));
+  TEST_EQ(total, (long long)n * threads * iters);
+  int prev = (me + n - 1) % n;
+  for (int t = 0; t < threads; ++t) {
+    unsigned char got[SLOT];
+    TEST_OK(dart_get_blocking(got, at(me, COUNTER_BYTES + (uint64_t)t * SLOT),
+                              SLOT, DART_TYPE_BYTE, DART_TYPE_BYTE));
+    for (int k = 0; k < SLOT; ++k) {
+      TEST_EQ(got[k], pattern(prev, t, iters - 1, k));
+    }
+  }
+  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  TEST_OK(dart_team_memfree(seg));
+  test_report_pass("test_threads_stress");
+  TEST_OK(dart_exit());
+  return 0;
+}
