@@ -17,6 +17,7 @@
  * release are inlined in lock_api.c. */
 #include "lock.h"
 #include "lock_arena.h"
+#include "mpi_serialize.h"
 #include "runtime.h"
 
 #include <stdlib.h>
@@ -28,11 +29,13 @@
 static dart_ret_t net_cas(const char *call, struct dart_lock_struct *l,
                           int64_t compare, int64_t value, int64_t *old)
 {
+  mpi_serial_enter(); /* mpi_serialize.h */
   int err = MPI_Compare_and_swap(&value, &compare, old, MPI_INT64_T, l->home,
                                  l->net_disp, l->net_win);
   if (err == MPI_SUCCESS) {
     err = MPI_Win_flush(l->home, l->net_win);
   }
+  mpi_serial_leave();
   return err == MPI_SUCCESS ? DART_OK
                             : report_mpi_error(call, "MPI_Compare_and_swap",
                                                err);
@@ -41,11 +44,13 @@ static dart_ret_t net_cas(const char *call, struct dart_lock_struct *l,
 static dart_ret_t net_read(const char *call, struct dart_lock_struct *l,
                            int64_t *value)
 {
+  mpi_serial_enter(); /* mpi_serialize.h */
   int err = MPI_Fetch_and_op(NULL, value, MPI_INT64_T, l->home,
                              l->net_disp, MPI_NO_OP, l->net_win);
   if (err == MPI_SUCCESS) {
     err = MPI_Win_flush(l->home, l->net_win);
   }
+  mpi_serial_leave();
   return err == MPI_SUCCESS ? DART_OK
                             : report_mpi_error(call, "MPI_Fetch_and_op", err);
 }

@@ -6,6 +6,7 @@
  * window's default accumulate_ops (same op or no-op) holds. */
 #include "lock.h"
 #include "lock_arena.h"
+#include "mpi_serialize.h"
 #include "runtime.h"
 
 enum { MCS_TAIL = 0, MCS_NEXT = 1, MCS_BLOCKED = 2 };
@@ -15,11 +16,13 @@ static dart_ret_t mcs_cas(const char *call, struct dart_lock_struct *l,
                           int unit, int word, int64_t compare, int64_t value,
                           int64_t *old)
 {
+  mpi_serial_enter(); /* mpi_serialize.h */
   int err = MPI_Compare_and_swap(&value, &compare, old, MPI_INT64_T, unit,
                                  l->net_disp + word, l->win);
   if (err == MPI_SUCCESS) {
     err = MPI_Win_flush(unit, l->win);
   }
+  mpi_serial_leave();
   return err == MPI_SUCCESS ? DART_OK
                             : report_mpi_error(call, "MPI_Compare_and_swap",
                                                err);
@@ -28,11 +31,13 @@ static dart_ret_t mcs_cas(const char *call, struct dart_lock_struct *l,
 static dart_ret_t mcs_read(const char *call, struct dart_lock_struct *l,
                            int word, int64_t *value)
 {
+  mpi_serial_enter(); /* mpi_serialize.h */
   int err = MPI_Fetch_and_op(NULL, value, MPI_INT64_T, l->me,
                              l->net_disp + word, MPI_NO_OP, l->win);
   if (err == MPI_SUCCESS) {
     err = MPI_Win_flush(l->me, l->win);
   }
+  mpi_serial_leave();
   return err == MPI_SUCCESS ? DART_OK
                             : report_mpi_error(call, "MPI_Fetch_and_op", err);
 }

@@ -4,6 +4,7 @@
  * way to implement dart_lock_try_acquire; each acquire, try and release
  * here is one exclusive epoch, retried with back-off while owned.) */
 #include "lock.h"
+#include "mpi_serialize.h"
 #include "runtime.h"
 
 #define WIN_LOCK_FREE INT64_C(-1)
@@ -14,6 +15,7 @@ static dart_ret_t owner_update(const char *call, struct dart_lock_struct *l,
                                int64_t expect, int64_t value, int64_t *old)
 {
   const char *what = "MPI_Win_lock";
+  mpi_serial_enter(); /* the whole epoch (mpi_serialize.h) */
   int err = MPI_Win_lock(MPI_LOCK_EXCLUSIVE, l->home, 0, l->win);
   if (err == MPI_SUCCESS) {
     what = "MPI_Get";
@@ -32,6 +34,7 @@ static dart_ret_t owner_update(const char *call, struct dart_lock_struct *l,
       err = unlock_err;
     }
   }
+  mpi_serial_leave();
   return err == MPI_SUCCESS ? DART_OK : report_mpi_error(call, what, err);
 }
 
