@@ -290,13 +290,13 @@ static int emulated_minmax(const char *call, struct target *t,
  * (or fault), and UCX refuses them without an error code reaching MPI's
  * caller: the update was lost and the fetched value garbage. */
 static dart_ret_t report_misaligned(const char *call, dart_gptr_t gptr,
-                                    uint64_t where, size_t elem)
+                                    const char *what, uint64_t where,
+                                    size_t elem)
 {
   return report_error(DART_ERR_INVAL, call,
-                      "target of unit %d at offset %llu (address %#llx) is "
-                      "not aligned to its %zu-byte element: atomics need "
-                      "naturally aligned elements", (int)gptr.unitid,
-                      (unsigned long long)gptr.addr_or_offs.offset,
+                      "target of unit %d: %s %#llx is not a multiple of the "
+                      "%zu-byte element (atomics need naturally aligned "
+                      "elements)", (int)gptr.unitid, what,
                       (unsigned long long)where, elem);
 }
 
@@ -323,6 +323,7 @@ static dart_ret_t check_target_aligned(const char *call, dart_gptr_t gptr,
     return DART_OK;
   }
   return report_misaligned(call, gptr,
+                           t->direct != NULL ? "address" : "displacement",
                            t->direct != NULL ? (uintptr_t)t->direct
                                              : (uint64_t)t->disp, elem);
 }
@@ -362,7 +363,8 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
                         nelem);
   }
   if (offset_misaligned(gptr, elem)) {
-    return report_misaligned(call, gptr, gptr.addr_or_offs.offset, elem);
+    return report_misaligned(call, gptr, "offset",
+                             gptr.addr_or_offs.offset, elem);
   }
   char *direct;
   if (cpu_atomic_supported(dtype) &&
@@ -609,7 +611,8 @@ static dart_ret_t compare_and_swap_slow(dart_gptr_t gptr, const void *value,
   }
   size_t bytes = datatype_basic_size(dtype);
   if (offset_misaligned(gptr, bytes)) {
-    return report_misaligned(call, gptr, gptr.addr_or_offs.offset, bytes);
+    return report_misaligned(call, gptr, "offset",
+                             gptr.addr_or_offs.offset, bytes);
   }
   char *direct;
   if (target_cached_atomic(gptr, bytes, &direct)) {
