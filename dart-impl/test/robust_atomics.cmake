@@ -6,7 +6,30 @@
 add_executable(test_threads_stress test_threads_stress.c)
 target_link_libraries(test_threads_stress PRIVATE dart MPI::MPI_C
                       Threads::Threads)
-dart_add_mpi_test(test_threads_stress UNITS 2 4 NODES 1 2 TIMEOUT 240)
+# Iterations per thread: 10,000 takes 2-15 s with Open MPI at 2 and 4
+# units; MPICH's RMA under MPI_THREAD_MULTIPLE with 4 oversubscribed units
+# across cliques manages about 20 iterations a second, the sanitizers
+# slow everything down several times.
+set(stress_iters 10000)
+set(stress_iters_u4 10000)
+if(DART_MPI_IMPL STREQUAL "mpich")
+  set(stress_iters_u4 300)
+endif()
+if(DART_SANITIZE)
+  set(stress_iters 2000)
+  math(EXPR stress_iters_u4 "${stress_iters_u4} / 5")
+endif()
+dart_add_mpi_test(test_threads_stress UNITS 2 NODES 1 2 TIMEOUT 240
+                  ARGS ${stress_iters})
+dart_add_mpi_test(test_threads_stress UNITS 4 NODES 1 2 TIMEOUT 240
+                  ARGS ${stress_iters_u4})
+# Open MPI's osc/ucx, unserialized, also leaked remote keys (a UCX warning
+# per key at exit) on runs whose data came out right: that fails too.
+foreach(name test_threads_stress.u2.n1 test_threads_stress.u2.n2
+             test_threads_stress.u4.n1 test_threads_stress.u4.n2)
+  set_tests_properties(${name} PROPERTIES
+    FAIL_REGULAR_EXPRESSION "not returned to mpool;MPI_ERR")
+endforeach()
 
 # The alignment rule of every atomic entry, on every path: misaligned
 # targets refused untouched, every aligned offset of every type exact,

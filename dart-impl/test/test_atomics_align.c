@@ -266,6 +266,7 @@ static void tail_of_portion(bool via_mpi)
 #else
       bool refused = false;
       (void)past_end;
+      (void)via_mpi;
 #endif
       dart_gptr_t g = gptr_at(tail, target, o);
       unsigned char v[2] = { (unsigned char)(0x81 + o), 0x92 };
