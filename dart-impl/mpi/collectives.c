@@ -34,6 +34,14 @@ static dart_ret_t check_buffer(const char *call, const char *name,
   return DART_OK;
 }
 
+/* Every collective is a non-blocking MPI collective completed here: a
+ * unit waiting in it keeps serving the hybrid locks homed at it
+ * (team_sync.h, lock_progress.c); MPI_Wait when there are none. */
+static int polled(int err, MPI_Request *request)
+{
+  return err == MPI_SUCCESS ? team_sync_wait(request) : err;
+}
+
 /* Runs an MPI call with `n` elements of `elem` packed as (count, type). */
 #define WITH_MPI_COUNT(call, n, elem, c, mpi_name, expr)          \
   do {                                                            \
@@ -90,8 +98,10 @@ dart_ret_t dart_bcast(void *buf, size_t nelem, dart_datatype_t dtype,
                    nelem, &team, &type) != DART_OK) {
     return DART_ERR_INVAL;
   }
-  WITH_MPI_COUNT(__func__, nelem, type->mpi_base, c, "MPI_Bcast",
-                 MPI_Bcast(buf, c.count, c.type, root.id, team->comm));
+  MPI_Request rq;
+  WITH_MPI_COUNT(__func__, nelem, type->mpi_base, c, "MPI_Ibcast",
+                 polled(MPI_Ibcast(buf, c.count, c.type, root.id, team->comm,
+                                   &rq), &rq));
   return DART_OK;
 }
 
@@ -106,9 +116,11 @@ dart_ret_t dart_scatter(const void *sendbuf, void *recvbuf, size_t nelem,
                    sendbuf, "sendbuf", nelem, &team, &type) != DART_OK) {
     return DART_ERR_INVAL;
   }
-  WITH_MPI_COUNT(__func__, nelem, type->mpi_base, c, "MPI_Scatter",
-                 MPI_Scatter(sendbuf, c.count, c.type, recvbuf, c.count,
-                             c.type, root.id, team->comm));
+  MPI_Request rq;
+  WITH_MPI_COUNT(__func__, nelem, type->mpi_base, c, "MPI_Iscatter",
+                 polled(MPI_Iscatter(sendbuf, c.count, c.type, recvbuf,
+                                     c.count, c.type, root.id, team->comm,
+                                     &rq), &rq));
   return DART_OK;
 }
 
@@ -123,9 +135,11 @@ dart_ret_t dart_gather(const void *sendbuf, void *recvbuf, size_t nelem,
                    recvbuf, "recvbuf", nelem, &team, &type) != DART_OK) {
     return DART_ERR_INVAL;
   }
-  WITH_MPI_COUNT(__func__, nelem, type->mpi_base, c, "MPI_Gather",
-                 MPI_Gather(sendbuf, c.count, c.type, recvbuf, c.count,
-                            c.type, root.id, team->comm));
+  MPI_Request rq;
+  WITH_MPI_COUNT(__func__, nelem, type->mpi_base, c, "MPI_Igather",
+                 polled(MPI_Igather(sendbuf, c.count, c.type, recvbuf,
+                                    c.count, c.type, root.id, team->comm,
+                                    &rq), &rq));
   return DART_OK;
 }
 
@@ -141,10 +155,11 @@ dart_ret_t dart_allgather(const void *sendbuf, void *recvbuf, size_t nelem,
     return DART_ERR_INVAL;
   }
   bool in_place = sendbuf == NULL || sendbuf == recvbuf;
-  WITH_MPI_COUNT(__func__, nelem, type->mpi_base, c, "MPI_Allgather",
-                 MPI_Allgather(in_place ? MPI_IN_PLACE : sendbuf, c.count,
-                               c.type, recvbuf, c.count, c.type,
-                               team->comm));
+  MPI_Request rq;
+  WITH_MPI_COUNT(__func__, nelem, type->mpi_base, c, "MPI_Iallgather",
+                 polled(MPI_Iallgather(in_place ? MPI_IN_PLACE : sendbuf,
+                                       c.count, c.type, recvbuf, c.count,
+                                       c.type, team->comm, &rq), &rq));
   return DART_OK;
 }
 
@@ -156,9 +171,11 @@ static dart_ret_t allgatherv_by_bcast(const char *call, struct team *team,
                                       const size_t *displs)
 {
   for (int unit = 0; unit < team->size; ++unit) {
-    WITH_MPI_COUNT(call, counts[unit], type->mpi_base, c, "MPI_Bcast",
-                   MPI_Bcast(recvbuf + displs[unit] * type->base_size,
-                             c.count, c.type, unit, team->comm));
+    MPI_Request rq;
+    WITH_MPI_COUNT(call, counts[unit], type->mpi_base, c, "MPI_Ibcast",
+                   polled(MPI_Ibcast(recvbuf + displs[unit] * type->base_size,
+                                     c.count, c.type, unit, team->comm, &rq),
+                          &rq));
   }
   return DART_OK;
 }
@@ -218,9 +235,11 @@ dart_ret_t dart_allgatherv(const void *sendbuf, size_t nsendelem,
     counts[u] = (int)nrecvelem[u];
     displs[u] = (int)recvdispls[u];
   }
-  int err = MPI_Allgatherv(in_place ? MPI_IN_PLACE : sendbuf, (int)nsendelem,
-                           type->mpi_base, recvbuf, counts, displs,
-                           type->mpi_base, team->comm);
+  MPI_Request rq;
+  int err = polled(MPI_Iallgatherv(in_place ? MPI_IN_PLACE : sendbuf,
+                                   (int)nsendelem, type->mpi_base, recvbuf,
+                                   counts, displs, type->mpi_base, team->comm,
+                                   &rq), &rq);
   free(counts);
   return err == MPI_SUCCESS ? DART_OK
                             : report_mpi_error(__func__, "MPI_Allgatherv",
@@ -243,11 +262,12 @@ static dart_ret_t reduce_chunked(const char *call, const struct team *team,
                         ? MPI_IN_PLACE
                         : (const char *)sendbuf + offset;
     void *dst = at_root ? (char *)recvbuf + offset : NULL;
-    int err = root < 0
-                ? MPI_Allreduce(src, dst, (int)n, red->type, red->op,
-                                team->comm)
-                : MPI_Reduce(src, dst, (int)n, red->type, red->op, root,
-                             team->comm);
+    MPI_Request rq;
+    int err = polled(root < 0
+                       ? MPI_Iallreduce(src, dst, (int)n, red->type, red->op,
+                                        team->comm, &rq)
+                       : MPI_Ireduce(src, dst, (int)n, red->type, red->op,
+                                     root, team->comm, &rq), &rq);
     if (err != MPI_SUCCESS) {
       return report_mpi_error(call, root < 0 ? "MPI_Allreduce" : "MPI_Reduce",
                               err);
@@ -322,8 +342,10 @@ dart_ret_t dart_alltoall(const void *sendbuf, void *recvbuf, size_t nelem,
   }
   bool in_place = sendbuf == NULL || sendbuf == recvbuf;
   MPI_Datatype elem = datatype_get(dtype)->mpi_base;
-  WITH_MPI_COUNT(__func__, nelem, elem, c, "MPI_Alltoall",
-                 MPI_Alltoall(in_place ? MPI_IN_PLACE : sendbuf, c.count,
-                              c.type, recvbuf, c.count, c.type, team->comm));
+  MPI_Request rq;
+  WITH_MPI_COUNT(__func__, nelem, elem, c, "MPI_Ialltoall",
+                 polled(MPI_Ialltoall(in_place ? MPI_IN_PLACE : sendbuf,
+                                      c.count, c.type, recvbuf, c.count,
+                                      c.type, team->comm, &rq), &rq));
   return DART_OK;
 }

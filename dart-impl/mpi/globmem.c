@@ -9,6 +9,7 @@
 #include "runtime.h"
 #include "target.h"
 #include "team.h"
+#include "team_sync.h"
 
 #include <dash/dart/if/dart_globmem.h>
 
@@ -194,6 +195,11 @@ static dart_ret_t begin_segment(const char *call, dart_team_t teamid,
   if ((*team = team_lookup_or_report(call, teamid)) == NULL) {
     return DART_ERR_INVAL;
   }
+  /* Polled gate in front of the blocking window calls (team_sync.h). */
+  int gate_err = team_sync_gate((*team)->comm);
+  if (gate_err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Ibarrier", gate_err);
+  }
   if (!datatype_is_basic_id(dtype)) {
     return report_error(DART_ERR_INVAL, call,
                         "type %ld is not a basic type", (long)dtype);
@@ -344,6 +350,11 @@ static dart_ret_t free_segment(const char *call, dart_gptr_t gptr,
                         "no live %s segment %d on team %d",
                         registered ? "registered" : "allocated",
                         (int)gptr.segid, (int)gptr.teamid);
+  }
+  /* Polled gate in front of the blocking window frees (team_sync.h). */
+  int gate_err = team_sync_gate(team->comm);
+  if (gate_err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Ibarrier", gate_err);
   }
   segment_remove(&team->segments, seg->id);
   segment_free_memory(team, seg);

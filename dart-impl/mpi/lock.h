@@ -132,11 +132,6 @@ static inline void lock_maybe_poll(void)
 dart_ret_t hybrid_local_wait(const char *call, struct dart_lock_struct *l,
                              uint64_t ticket);
 
-/* MPI_Barrier that keeps serving migration requests while it waits: a
- * remote unit may be waiting for one before it can reach the barrier.
- * Collective; every member must call this or MPI_Barrier alike. */
-int lock_polling_barrier(MPI_Comm comm);
-
 /* The progress thread (DART_PROGRESS_THREAD=on): started while this unit
  * homes a multi-node hybrid lock, stopped when it homes none. */
 void lock_progress_start(const char *call);

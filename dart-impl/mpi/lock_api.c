@@ -3,6 +3,7 @@
 #include "lock.h"
 #include "lock_arena.h"
 #include "runtime.h"
+#include "team_sync.h"
 
 #include <stdlib.h>
 
@@ -51,12 +52,17 @@ static struct team_lock_count *team_count(const char *call,
     report_error(DART_ERR_NOMEM, call, "out of memory");
     return NULL;
   }
-  int err = MPI_Allgather(&team->my_node, 1, MPI_INT, node_of, 1, MPI_INT,
-                          team->comm);
+  /* Non-blocking and polled, like every collective (lock_progress.c). */
+  MPI_Request request;
+  int err = MPI_Iallgather(&team->my_node, 1, MPI_INT, node_of, 1, MPI_INT,
+                           team->comm, &request);
+  if (err == MPI_SUCCESS) {
+    err = team_sync_wait(&request);
+  }
   if (err != MPI_SUCCESS) {
     free(c);
     free(node_of);
-    report_mpi_error(call, "MPI_Allgather", err);
+    report_mpi_error(call, "MPI_Iallgather", err);
     return NULL;
   }
   c->team_id = team->id;
@@ -122,13 +128,20 @@ static void registry_unlink(struct dart_lock_struct *lock)
   dead_locks = lock;
 }
 
+/* Lifecycle: before dart_init and after dart_exit every lock call returns
+ * DART_ERR_NOTINIT (checked first; handles of an earlier init/exit cycle
+ * are never freed, so reading them is safe). A destroyed handle (a stale
+ * copy) or a lock whose team was destroyed: DART_ERR_INVAL from acquire,
+ * try and release; destroy of the latter succeeds locally (spec 3.7). */
 dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t *lock)
 {
+  if (lock != NULL) {
+    *lock = DART_LOCK_NULL;
+  }
+  REQUIRE_INIT();
   if (lock == NULL) {
     return report_error(DART_ERR_INVAL, __func__, "lock is NULL");
   }
-  *lock = DART_LOCK_NULL;
-  REQUIRE_INIT();
   struct team *team = team_lookup_or_report(__func__, teamid);
   if (team == NULL) {
     return DART_ERR_INVAL;
@@ -174,6 +187,7 @@ dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t *lock)
 
 dart_ret_t dart_team_lock_destroy(dart_lock_t *lock)
 {
+  REQUIRE_INIT();
   if (lock == NULL || *lock == DART_LOCK_NULL) {
     return DART_OK;
   }
@@ -187,12 +201,12 @@ dart_ret_t dart_team_lock_destroy(dart_lock_t *lock)
   }
   l->fast_local = false;
   dart_ret_t ret = DART_OK;
-  if (l->team != NULL && l->ops != &lock_ops_win_lock) {
+  if (l->team != NULL) {
     /* Hybrid and MCS: the next init may hand the arena slot to a new lock
      * and reset it: every member must be done with this one (a late
      * release would write into the new lock), as MPI_Win_free once
-     * guaranteed. */
-    int err = lock_polling_barrier(l->team->comm);
+     * guaranteed. mpi-win-lock: the gate in front of MPI_Win_free. */
+    int err = team_sync_gate(l->team->comm);
     if (err != MPI_SUCCESS) {
       ret = report_mpi_error(__func__, "MPI_Ibarrier", err);
     }
@@ -211,13 +225,13 @@ dart_ret_t dart_team_lock_destroy(dart_lock_t *lock)
 /* The checks every acquire/try/release starts with. */
 static dart_ret_t check_usable(const char *call, struct dart_lock_struct *l)
 {
+  REQUIRE_INIT_IN(call);
   if (l == DART_LOCK_NULL) {
     return report_error(DART_ERR_INVAL, call, "lock is DART_LOCK_NULL");
   }
   if (l->magic != LOCK_MAGIC_LIVE) {
     return report_error(DART_ERR_INVAL, call, "lock was destroyed");
   }
-  REQUIRE_INIT();
   if (l->team == NULL) {
     return report_error(DART_ERR_INVAL, call,
                         "the lock's team %d was destroyed", (int)l->team_id);
@@ -284,6 +298,10 @@ dart_ret_t dart_lock_acquire(dart_lock_t lock)
 
 dart_ret_t dart_lock_try_acquire(dart_lock_t lock, int32_t *result)
 {
+  if (result != NULL) {
+    *result = 0;
+  }
+  REQUIRE_INIT();
   if (result == NULL) {
     return report_error(DART_ERR_INVAL, __func__, "result is NULL");
   }

@@ -6,6 +6,7 @@
  * windows stay in a lock_all epoch for the chunk's lifetime. */
 #include "lock_arena.h"
 #include "runtime.h"
+#include "team_sync.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -126,7 +127,12 @@ static dart_ret_t grow(const char *call, struct team *team,
     a->used = used;
   }
   /* Every member must enter the collective allocation, even one out of
-   * memory here, or the others hang: allocate first, report after. */
+   * memory here, or the others hang: allocate first, report after. The
+   * polled gate first: the window creations block (team_sync.h). */
+  int err = team_sync_gate(team->comm);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Ibarrier", err);
+  }
   struct arena_chunk fresh;
   dart_ret_t ret = chunk_create(call, team, a->kind, &fresh);
   if (ret != DART_OK) {

@@ -19,6 +19,7 @@
 #include "lock_arena.h"
 #include "mpi_serialize.h"
 #include "runtime.h"
+#include "team_sync.h"
 
 #include <stdlib.h>
 
@@ -73,22 +74,32 @@ static void ticket_release(struct lock_shm *s, uint64_t ticket)
   atomic_store_explicit(&s->serving, ticket + 1, memory_order_release);
 }
 
-/* Holding the ticket in CPU mode after a remote unit asked: hand the lock
- * to the network. A stale request (already served) changes nothing. */
-static dart_ret_t migrate_to_net(const char *call, struct dart_lock_struct *l)
+/* Holding the ticket after a remote unit asked: hand the lock to the
+ * network. A stale request (already served) changes nothing. *done (may
+ * be NULL) tells whether the lock is in network mode now. */
+static dart_ret_t migrate_to_net(const char *call, struct dart_lock_struct *l,
+                                 bool *done)
 {
   struct lock_shm *s = l->shm;
+  int before = atomic_load_explicit(&s->mode, memory_order_relaxed);
   atomic_store_explicit(&s->mode, HYBRID_MODE_NET, memory_order_relaxed);
   int64_t old;
   dart_ret_t ret = net_cas(call, l, NET_CPU_MODE_REQ, NET_UNLOCKED, &old);
   LOG_DEBUG(call, "migration to network mode: %s",
             old == NET_CPU_MODE_REQ ? "done" : "request was stale");
-  if (ret != DART_OK || old != NET_CPU_MODE_REQ) {
-    atomic_store_explicit(&s->mode, HYBRID_MODE_CPU, memory_order_relaxed);
+  bool migrated = ret == DART_OK && old == NET_CPU_MODE_REQ;
+  if (!migrated) {
+    /* Back to what it was: CPU mode, or network mode when a request in
+     * the word was served there (hybrid_serve_request) and a holder took
+     * the word meanwhile. */
+    atomic_store_explicit(&s->mode, before, memory_order_relaxed);
   } else {
     atomic_fetch_add_explicit(&s->to_net, 1, memory_order_relaxed);
   }
   atomic_store_explicit(&s->migrate_pending, 0, memory_order_relaxed);
+  if (done != NULL) {
+    *done = migrated;
+  }
   return ret;
 }
 
@@ -112,6 +123,25 @@ static dart_ret_t local_take_net(const char *call, struct dart_lock_struct *l,
     }
     if (old == NET_UNLOCKED) {
       break;
+    }
+    if (old == NET_CPU_MODE || old == NET_CPU_MODE_REQ) {
+      /* The word says CPU mode although the line says network mode. A
+       * ticket holder leaves network mode only with the word turned into
+       * NET_CPU_MODE first, so this is a disagreement left behind (the
+       * two never change together); with the ticket held nobody else can
+       * move the word out of these two values (a remote only turns
+       * CPU_MODE into CPU_MODE_REQ), so the ticket decides: this unit
+       * holds the lock in CPU mode, and a request in the word is served
+       * at release. Without this, every local unit would wait for
+       * NET_UNLOCKED and every remote for a migration forever. */
+      LOG_DEBUG(call, "network word %lld in network mode: back to CPU mode",
+                (long long)old);
+      atomic_store_explicit(&s->mode, HYBRID_MODE_CPU, memory_order_relaxed);
+      if (old == NET_CPU_MODE_REQ) {
+        atomic_store_explicit(&s->migrate_pending, 1, memory_order_relaxed);
+      }
+      *got = true;
+      return DART_OK;
     }
     if (old >= 0 && old < l->team->size &&
         l->team->node_rank_of[old] < 0) {
@@ -169,20 +199,39 @@ static dart_ret_t local_try(const char *call, struct dart_lock_struct *l,
   }
   l->ticket = ticket;
   *got = true;
-  if (l->net_win == MPI_WIN_NULL ||
-      atomic_load_explicit(&s->mode, memory_order_relaxed) ==
-          HYBRID_MODE_CPU) {
+  if (l->net_win == MPI_WIN_NULL) {
     return DART_OK;
   }
-  dart_ret_t ret = local_take_net(call, l, false, got);
+  dart_ret_t ret = DART_OK;
+  if (atomic_load_explicit(&s->mode, memory_order_relaxed) ==
+      HYBRID_MODE_CPU) {
+    if (!atomic_load_explicit(&s->migrate_pending, memory_order_relaxed)) {
+      return DART_OK;
+    }
+    /* A remote unit waits for the lock: a try loop on this node must not
+     * keep it in CPU mode forever (each successful local try would leave
+     * the request to the next release, which the next try precedes).
+     * Serve the request and leave the free lock to the network this
+     * time; a stale request changes nothing and the try succeeds. */
+    bool migrated = false;
+    ret = migrate_to_net(call, l, &migrated);
+    if (ret == DART_OK && !migrated) {
+      return DART_OK;
+    }
+    *got = false;
+  } else {
+    ret = local_take_net(call, l, false, got);
+  }
   if (ret != DART_OK || !*got) {
+    *got = false;
     ticket_release(s, ticket);
   }
   return ret;
 }
 
-static dart_ret_t remote_acquire(const char *call, struct dart_lock_struct *l,
-                                 bool blocking, bool *got)
+/* The network word protocol of a remote unit (l->mutex held). */
+static dart_ret_t remote_take(const char *call, struct dart_lock_struct *l,
+                              bool blocking, bool *got)
 {
   struct lock_backoff backoff = { 0 };
   for (;;) {
@@ -210,6 +259,29 @@ static dart_ret_t remote_acquire(const char *call, struct dart_lock_struct *l,
   }
 }
 
+/* Off the home node. The threads of this unit share one identity (the
+ * unit id in the network word) and one net_held flag, so only the one
+ * holding l->mutex takes part in the protocol, from its acquire to its
+ * release: two threads can never both think they hold the word. Waiting
+ * for the mutex backs off like any lock wait (it polls). */
+static dart_ret_t remote_acquire(const char *call, struct dart_lock_struct *l,
+                                 bool blocking, bool *got)
+{
+  struct lock_backoff backoff = { 0 };
+  while (pthread_mutex_trylock(&l->mutex) != 0) {
+    if (!blocking) {
+      *got = false;
+      return DART_OK;
+    }
+    lock_backoff_wait(&backoff, l->team->comm);
+  }
+  dart_ret_t ret = remote_take(call, l, blocking, got);
+  if (ret != DART_OK || !*got) {
+    pthread_mutex_unlock(&l->mutex);
+  }
+  return ret;
+}
+
 _Atomic unsigned lock_poll_countdown = LOCK_POLL_EVERY;
 
 static dart_ret_t hybrid_try(const char *call, struct dart_lock_struct *l,
@@ -232,25 +304,41 @@ static dart_ret_t hybrid_acquire(const char *call, struct dart_lock_struct *l)
   return remote_acquire(call, l, true, &got);
 }
 
+/* Gives the network word back (net_held cleared first: once the word is
+ * free another holder may set it; off the home node l->mutex, on it the
+ * ticket, keeps the other threads of this unit out until we are done). */
+static dart_ret_t net_release(const char *call, struct dart_lock_struct *l)
+{
+  l->net_held = false;
+  int64_t old;
+  dart_ret_t ret = net_cas(call, l, l->me, NET_UNLOCKED, &old);
+  if (ret == DART_OK && old != l->me) {
+    ret = report_error(DART_ERR_OTHER, call, "network lock word is %lld, "
+                       "expected this unit (%d)", (long long)old, l->me);
+  }
+  return ret;
+}
+
 static dart_ret_t hybrid_release(const char *call, struct dart_lock_struct *l)
 {
   dart_ret_t ret = DART_OK;
-  if (l->net_held) {
-    int64_t old;
-    ret = net_cas(call, l, l->me, NET_UNLOCKED, &old);
-    if (ret == DART_OK && old != l->me) {
-      ret = report_error(DART_ERR_OTHER, call, "network lock word is %lld, "
-                         "expected this unit (%d)", (long long)old, l->me);
+  if (!l->on_home_node) {
+    /* No shared line here (l->shm is NULL): only the word. */
+    if (l->net_held) {
+      ret = net_release(call, l);
     }
-    l->net_held = false;
+    pthread_mutex_unlock(&l->mutex);
+    lock_maybe_poll();
+    return ret;
+  }
+  if (l->net_held) {
+    ret = net_release(call, l);
   } else if (l->net_win != MPI_WIN_NULL &&
              atomic_load_explicit(&l->shm->migrate_pending,
                                   memory_order_relaxed)) {
-    ret = migrate_to_net(call, l);
+    ret = migrate_to_net(call, l, NULL);
   }
-  if (l->on_home_node) {
-    ticket_release(l->shm, l->ticket);
-  }
+  ticket_release(l->shm, l->ticket);
   lock_maybe_poll();
   return ret;
 }
@@ -260,10 +348,8 @@ static dart_ret_t hybrid_release(const char *call, struct dart_lock_struct *l)
 void hybrid_serve_request(struct dart_lock_struct *l)
 {
   struct lock_shm *s = l->shm;
-  if (atomic_load_explicit(&s->mode, memory_order_relaxed) !=
-      HYBRID_MODE_CPU) {
-    return;
-  }
+  /* The word is read in either mode: a request standing in network mode
+   * (a disagreement, see local_take_net) is served the same way. */
   int64_t word;
   if (net_read("locks_poll", l, &word) != DART_OK ||
       word != NET_CPU_MODE_REQ) {
@@ -272,10 +358,9 @@ void hybrid_serve_request(struct dart_lock_struct *l)
   atomic_store_explicit(&s->migrate_pending, 1, memory_order_relaxed);
   uint64_t ticket;
   if (ticket_try(s, &ticket)) {
-    if (atomic_load_explicit(&s->mode, memory_order_relaxed) ==
-        HYBRID_MODE_CPU) {
-      migrate_to_net("locks_poll", l);
-    }
+    /* With the ticket, CPU_MODE_REQ in the word means nobody holds the
+     * lock: migrate (a stale request changes nothing). */
+    migrate_to_net("locks_poll", l, NULL);
     ticket_release(s, ticket);
   }
 }
@@ -339,10 +424,9 @@ static dart_ret_t hybrid_create(const char *call, struct dart_lock_struct *l)
   if (l->me == l->home) {
     ret = reset_slot(call, l);
   }
-  int err = multi_node ? lock_polling_barrier(team->comm)
-                       : MPI_Barrier(team->comm);
+  int err = team_sync_gate(team->comm);
   if (ret == DART_OK && err != MPI_SUCCESS) {
-    ret = report_mpi_error(call, "MPI_Barrier", err);
+    ret = report_mpi_error(call, "MPI_Ibarrier", err);
   }
   if (ret != DART_OK) {
     lock_arena_give_back(team, LOCK_ARENA_HYBRID, l->slot);

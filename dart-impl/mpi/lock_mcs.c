@@ -8,6 +8,7 @@
 #include "lock_arena.h"
 #include "mpi_serialize.h"
 #include "runtime.h"
+#include "team_sync.h"
 
 enum { MCS_TAIL = 0, MCS_NEXT = 1, MCS_BLOCKED = 2 };
 #define MCS_NONE INT64_C(-1)
@@ -184,9 +185,9 @@ static dart_ret_t mcs_create(const char *call, struct dart_lock_struct *l)
   l->win = where.net_win;
   l->net_disp = where.net_disp;
   ret = mcs_reset(call, l);
-  int err = MPI_Barrier(l->team->comm);
+  int err = team_sync_gate(l->team->comm);
   if (ret == DART_OK && err != MPI_SUCCESS) {
-    ret = report_mpi_error(call, "MPI_Barrier", err);
+    ret = report_mpi_error(call, "MPI_Ibarrier", err);
   }
   if (ret != DART_OK) {
     mcs_free(l);

@@ -1,8 +1,38 @@
 /* Progress for hybrid locks: the list of locks homed at this unit, the
  * poll that serves their migration requests (from DART calls, waits and
- * the optional progress thread), and the back-off every lock wait uses. */
+ * the optional progress thread), and the back-off every lock wait uses.
+ *
+ * Liveness without a progress thread. A remote unit that finds the lock
+ * in CPU mode needs a unit on the home node to migrate it (only they
+ * reach the CPU lock). The home serves requests whenever it is inside
+ * DART and waits:
+ *  - lock waits (lock_backoff_wait) and every LOCK_POLL_EVERY lock call
+ *    poll directly;
+ *  - every DART call that waits for other units completes MPI requests
+ *    through team_sync_wait, which polls through the hook registered
+ *    below while this unit homes a lock with remote members (and is a
+ *    plain MPI_Wait otherwise: zero cost without such locks). That is
+ *    every collective (non-blocking MPI collectives; the shared-memory
+ *    barrier of one-node teams polls in its back-off), the two-sided
+ *    calls, and a polled MPI_Ibarrier (team_sync_gate) in front of the
+ *    calls that have no non-blocking form (communicator and window
+ *    creation and destruction: team create/destroy, collective
+ *    allocation and free, lock init/destroy). After that gate every
+ *    member is inside the same DART call, so the blocking part waits
+ *    only for units that are themselves past it: its time is bounded.
+ * Hence a home unit inside any DART call serves a request within a
+ * bounded time; a remote acquire of a free lock completes as soon as
+ * the home unit is in, or next enters, DART. Why not a design without
+ * the home's help: in CPU mode only CPU atomics on the home node's
+ * shared memory know whether the lock is free, and MPI atomics must not
+ * touch that memory meanwhile (ARCHITECTURE.md, Locks); keeping a free
+ * lock in network mode instead would cost every local acquire an MPI
+ * atomic (~1 us) where the CPU path takes 6 ns. A home node that
+ * computes outside DART for long keeps remote waiters waiting until its
+ * next DART call; DART_PROGRESS_THREAD=on bounds that too. */
 #include "lock.h"
 #include "runtime.h"
+#include "team_sync.h"
 
 #include <sched.h>
 #include <time.h>
@@ -67,25 +97,6 @@ void locks_poll(void)
   }
 }
 
-int lock_polling_barrier(MPI_Comm comm)
-{
-  MPI_Request request;
-  int err = MPI_Ibarrier(comm, &request);
-  int done = 0;
-  for (unsigned round = 1; err == MPI_SUCCESS; ++round) {
-    err = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done) {
-      break;
-    }
-    /* MPI_Test drives MPI's progress; a barrier must not sleep. */
-    if (round % 64 == 0) {
-      locks_poll();
-      sched_yield();
-    }
-  }
-  return err;
-}
-
 static void *progress_main(void *arg)
 {
   (void)arg;
@@ -133,8 +144,17 @@ void lock_progress_stop(void)
   }
 }
 
+static bool hook_needed(void) { return locks_need_polling(); }
+
+static const struct team_sync_poll_hook poll_hook = {
+  .needed = hook_needed,
+  .poll = locks_poll,
+};
+
 void locks_home_add(const char *call, struct dart_lock_struct *lock)
 {
+  /* Lower modules wait through team_sync_wait; from now on they poll. */
+  team_sync_set_poll_hook(&poll_hook);
   pthread_mutex_lock(&home_mutex);
   lock->next_home = home_locks;
   home_locks = lock;

@@ -6,6 +6,7 @@
 #include "lock.h"
 #include "mpi_serialize.h"
 #include "runtime.h"
+#include "team_sync.h"
 
 #define WIN_LOCK_FREE INT64_C(-1)
 
@@ -98,7 +99,13 @@ static dart_ret_t win_lock_create(const char *call,
 {
   int64_t *owner = NULL;
   MPI_Aint bytes = l->me == l->home ? (MPI_Aint)sizeof(int64_t) : 0;
-  int err = MPI_Win_allocate(bytes, sizeof(int64_t), MPI_INFO_NULL,
+  /* Polled gate in front of the blocking allocation (team_sync.h). */
+  int err = team_sync_gate(l->team->comm);
+  if (err != MPI_SUCCESS) {
+    l->win = MPI_WIN_NULL;
+    return report_mpi_error(call, "MPI_Ibarrier", err);
+  }
+  err = MPI_Win_allocate(bytes, sizeof(int64_t), MPI_INFO_NULL,
                              l->team->comm, &owner, &l->win);
   if (err != MPI_SUCCESS) {
     l->win = MPI_WIN_NULL;
@@ -108,10 +115,10 @@ static dart_ret_t win_lock_create(const char *call,
   if (l->me == l->home) {
     *owner = WIN_LOCK_FREE;
   }
-  err = MPI_Barrier(l->team->comm);
+  err = team_sync_gate(l->team->comm);
   if (err != MPI_SUCCESS) {
     win_lock_free(l);
-    return report_mpi_error(call, "MPI_Barrier", err);
+    return report_mpi_error(call, "MPI_Ibarrier", err);
   }
   return DART_OK;
 }

@@ -209,7 +209,12 @@ dart_ret_t team_module_init(const char *call, MPI_Comm world)
 
 dart_ret_t team_destroy(const char *call, struct team *team)
 {
-  (void)call;
+  /* Polled gate (team_sync.h) in front of the blocking window and
+   * communicator frees. */
+  int err = team_sync_gate(team->comm);
+  if (err != MPI_SUCCESS) {
+    report_mpi_error(call, "MPI_Ibarrier", err);
+  }
   team_table[team->id] = NULL;
   team_free_resources(team);
   return DART_OK;
@@ -268,10 +273,15 @@ dart_ret_t team_create(const char *call, struct team *parent,
     group_given ? -hash : LLONG_MIN,
     group_given ? (long long)count : 0,
   };
-  int err = MPI_Allreduce(MPI_IN_PLACE, votes, 5, MPI_LONG_LONG, MPI_MAX,
-                          parent->comm);
+  /* Polled (team_sync.h): also the gate in front of MPI_Comm_split. */
+  MPI_Request request;
+  int err = MPI_Iallreduce(MPI_IN_PLACE, votes, 5, MPI_LONG_LONG, MPI_MAX,
+                           parent->comm, &request);
+  if (err == MPI_SUCCESS) {
+    err = team_sync_wait(&request);
+  }
   if (err != MPI_SUCCESS) {
-    return report_mpi_error(call, "MPI_Allreduce", err);
+    return report_mpi_error(call, "MPI_Iallreduce", err);
   }
   if (votes[1]) {
     if (stranger >= 0) {
@@ -331,12 +341,12 @@ int team_barrier(dart_team_t id)
   if (win_sync) {
     MPI_Win_sync(team->dynamic_win);
   }
-  /* Across nodes, a unit may wait in a lock for a migration that only a
-   * home unit in this barrier can do; every member must make the same
-   * choice (a blocking and a non-blocking barrier do not match). */
-  int err = team->num_nodes > 1 ? lock_polling_barrier(team->comm)
-            : team->sync != NULL ? team_sync_barrier(team)
-                                 : MPI_Barrier(team->comm);
+  /* A unit may wait in a lock for a migration that only a home unit in
+   * this barrier can do: both forms poll (team_sync.h); every member
+   * makes the same choice (a blocking and a non-blocking barrier do not
+   * match). */
+  int err = team->sync != NULL ? team_sync_barrier(team)
+                               : team_sync_gate(team->comm);
   if (win_sync) {
     MPI_Win_sync(team->dynamic_win);
   }

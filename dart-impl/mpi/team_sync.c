@@ -91,6 +91,8 @@ static void back_off(struct waiter *w, MPI_Comm comm)
     w->waited_ns = t - w->start_ns;
     int flag = 0;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
+    /* A lock homed here may be what a late member waits for. */
+    team_sync_poll();
   }
   if (w->waited_ns < SPIN_NS) {
     cpu_pause();
@@ -225,4 +227,72 @@ int team_sync_reduce(struct team *team, const void *sendbuf, void *recvbuf,
     }
   }
   return MPI_SUCCESS;
+}
+
+/* The waits of DART calls that wait for other units (see team_sync.h). */
+static const struct team_sync_poll_hook *_Atomic poll_hook;
+
+void team_sync_set_poll_hook(const struct team_sync_poll_hook *hook)
+{
+  atomic_store_explicit(&poll_hook, hook, memory_order_release);
+}
+
+bool team_sync_poll_needed(void)
+{
+  const struct team_sync_poll_hook *hook =
+      atomic_load_explicit(&poll_hook, memory_order_acquire);
+  return hook != NULL && hook->needed();
+}
+
+void team_sync_poll(void)
+{
+  const struct team_sync_poll_hook *hook =
+      atomic_load_explicit(&poll_hook, memory_order_acquire);
+  if (hook != NULL && hook->needed()) {
+    hook->poll();
+  }
+}
+
+int team_sync_wait(MPI_Request *request)
+{
+  if (!team_sync_poll_needed()) {
+    return MPI_Wait(request, MPI_STATUS_IGNORE);
+  }
+  /* MPI_Test drives MPI's progress; between polls (an MPI atomic per lock
+   * homed here, about 1 us on MPICH) it spins, then yields the core to a
+   * unit that shares it. No sleep: collectives are latency-bound. */
+  for (unsigned round = 1;; ++round) {
+    int done = 0;
+    int err = MPI_Test(request, &done, MPI_STATUS_IGNORE);
+    if (err != MPI_SUCCESS || done) {
+      return err;
+    }
+    if (round % 64 == 0) {
+      team_sync_poll();
+      sched_yield();
+    }
+  }
+}
+
+int team_sync_await_message(int source, int tag, MPI_Comm comm)
+{
+  for (unsigned round = 1; team_sync_poll_needed(); ++round) {
+    int flag = 0;
+    int err = MPI_Iprobe(source, tag, comm, &flag, MPI_STATUS_IGNORE);
+    if (err != MPI_SUCCESS || flag) {
+      return err;
+    }
+    if (round % 64 == 0) {
+      team_sync_poll();
+      sched_yield();
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+int team_sync_gate(MPI_Comm comm)
+{
+  MPI_Request request;
+  int err = MPI_Ibarrier(comm, &request);
+  return err == MPI_SUCCESS ? team_sync_wait(&request) : err;
 }

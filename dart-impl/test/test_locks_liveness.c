@@ -1,0 +1,189 @@
+/* Lock liveness without a progress thread (DART_PROGRESS_THREAD off): a
+ * remote unit acquires a lock homed on another node while the home unit
+ * sits inside a DART call that waits for that very remote unit: a
+ * collective, team or memory management, a receive. The home enters the
+ * call first; the remote units acquire and release the lock (the lock is
+ * in CPU mode, so that needs a migration only a home-node unit can do)
+ * and only then enter the call. A runtime whose waits do not serve the
+ * lock deadlocks here; the alarm turns that into a failure naming the
+ * call. Needs at least two nodes (on one node it checks nothing but
+ * passes). */
+#include "test_lock_counter.h"
+#include "test_nodes.h"
+#include "test_stage.h"
+
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { ALARM_S = 40 };
+
+static int me, n;
+static bool remote;       /* not on the lock's home node */
+static dart_lock_t lock;
+static dart_gptr_t counter;
+
+static void on_alarm(int sig)
+{
+  (void)sig;
+  /* Only async-signal-safe calls: the stage string is static. */
+  static const char head[] = "HANG (lock not served inside the call): ";
+  write(STDERR_FILENO, head, sizeof head - 1);
+  write(STDERR_FILENO, stage, strnlen(stage, sizeof stage));
+  write(STDERR_FILENO, "\n", 1);
+  _exit(1);
+}
+
+static void sleep_ms(long ms)
+{
+  struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+  nanosleep(&t, NULL);
+}
+
+/* The home unit and the other home-node units enter the call at once;
+ * remote units first wait until the home is surely inside, then take
+ * the lock (each twice, so one of them also finds it in network mode
+ * after another's release), and only then enter. Before the round the
+ * home takes the lock once: a local acquire brings it back to CPU mode
+ * (the default policy), so a remote acquire needs the home's help. */
+static void round_begin(const char *call)
+{
+  STAGE("%s: prepare", call);
+  if (me == 0) {
+    S_OK(dart_lock_acquire(lock));
+    S_OK(dart_lock_release(lock));
+  }
+  S_OK(dart_barrier(DART_TEAM_ALL));
+  STAGE("%s", call);
+  alarm(ALARM_S);
+  if (remote) {
+    sleep_ms(30);
+    locked_increments(lock, counter, 2);
+  }
+}
+
+static void round_end(void)
+{
+  alarm(0);
+}
+
+int main(int argc, char **argv)
+{
+  test_start(&argc, &argv, &me, &n);
+  signal(SIGALRM, on_alarm);
+  long long *keys = test_node_keys(n);
+  int remotes = 0;
+  for (int u = 0; u < n; ++u) {
+    remotes += keys[u] != keys[0];
+  }
+  remote = keys[me] != keys[0];
+  free(keys);
+
+  dart_gptr_t g;
+  S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 1, DART_TYPE_LONGLONG, &g));
+  long long *mine = NULL;
+  S_OK(dart_gptr_getaddr(gptr_at(g, me, 0), (void **)&mine));
+  *mine = 0;
+  counter = gptr_at(g, n - 1, 0);
+  /* The first lock of a team is homed at unit 0. */
+  S_OK(dart_team_lock_init(DART_TEAM_ALL, &lock));
+  S_OK(dart_barrier(DART_TEAM_ALL));
+  int rounds = 0;
+
+  round_begin("dart_barrier");
+  S_OK(dart_barrier(DART_TEAM_ALL));
+  round_end(), ++rounds;
+
+  round_begin("dart_allreduce");
+  long long one = 1, sum = 0;
+  S_OK(dart_allreduce(&one, &sum, 1, DART_TYPE_LONGLONG, DART_OP_SUM,
+                      DART_TEAM_ALL));
+  TEST_EQ(sum, n);
+  round_end(), ++rounds;
+
+  round_begin("dart_bcast");
+  long long value = me == 0 ? 42 : -1;
+  S_OK(dart_bcast(&value, 1, DART_TYPE_LONGLONG, DART_TEAM_UNIT_ID(0),
+                  DART_TEAM_ALL));
+  TEST_EQ(value, 42);
+  round_end(), ++rounds;
+
+  round_begin("dart_allgather");
+  long long *all = xmalloc((size_t)n * sizeof *all);
+  long long mine_id = me;
+  S_OK(dart_allgather(&mine_id, all, 1, DART_TYPE_LONGLONG, DART_TEAM_ALL));
+  for (int u = 0; u < n; ++u) {
+    TEST_EQ(all[u], u);
+  }
+  free(all);
+  round_end(), ++rounds;
+
+  round_begin("dart_reduce");
+  sum = -1;
+  S_OK(dart_reduce(&one, &sum, 1, DART_TYPE_LONGLONG, DART_OP_SUM,
+                   DART_TEAM_UNIT_ID(0), DART_TEAM_ALL));
+  if (me == 0) {
+    TEST_EQ(sum, n);
+  }
+  round_end(), ++rounds;
+
+  round_begin("dart_team_clone");
+  dart_team_t clone = DART_TEAM_NULL;
+  S_OK(dart_team_clone(DART_TEAM_ALL, &clone));
+  TEST_ASSERT(clone != DART_TEAM_NULL);
+  round_end(), ++rounds;
+
+  round_begin("dart_team_destroy");
+  S_OK(dart_team_destroy(&clone));
+  round_end(), ++rounds;
+
+  round_begin("dart_team_memalloc_aligned");
+  dart_gptr_t extra = DART_GPTR_NULL;
+  S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 16, DART_TYPE_BYTE, &extra));
+  round_end(), ++rounds;
+
+  round_begin("dart_team_memfree");
+  S_OK(dart_team_memfree(extra));
+  round_end(), ++rounds;
+
+  round_begin("dart_team_lock_init");
+  dart_lock_t second = DART_LOCK_NULL;
+  S_OK(dart_team_lock_init(DART_TEAM_ALL, &second));
+  round_end(), ++rounds;
+
+  round_begin("dart_team_lock_destroy");
+  S_OK(dart_team_lock_destroy(&second));
+  round_end(), ++rounds;
+
+  /* Two-sided: the home receives from the last unit, which sends only
+   * after it has had the lock. */
+  round_begin("dart_recv");
+  if (remotes > 0) {
+    if (me == 0) {
+      long long got = -1;
+      S_OK(dart_recv(&got, 1, DART_TYPE_LONGLONG, 7,
+                     DART_GLOBAL_UNIT_ID(n - 1)));
+      TEST_EQ(got, 99);
+    } else if (me == n - 1) {
+      long long msg = 99;
+      S_OK(dart_send(&msg, 1, DART_TYPE_LONGLONG, 7, DART_GLOBAL_UNIT_ID(0)));
+    }
+  }
+  round_end(), ++rounds;
+
+  STAGE("check");
+  S_OK(dart_barrier(DART_TEAM_ALL));
+  TEST_EQ(*(volatile long long *)mine,
+          me == n - 1 ? 2LL * remotes * rounds : 0);
+  S_OK(dart_barrier(DART_TEAM_ALL));
+  S_OK(dart_team_lock_destroy(&lock));
+  S_OK(dart_team_memfree(g));
+  if (me == 0) {
+    printf("test_locks_liveness: %d calls, %d remote units\n", rounds,
+           remotes);
+  }
+  test_report_pass("test_locks_liveness");
+  TEST_OK(dart_exit());
+  return 0;
+}
