@@ -317,6 +317,15 @@ dart_ret_t dart_lock_try_acquire(dart_lock_t lock, int32_t *result)
   if (ret == DART_OK && got) {
     atomic_store_explicit(&lock->holder, my_token(), memory_order_relaxed);
     *result = 1;
+  } else if (ret == DART_OK) {
+    /* A failed try enters MPI's progress: a loop of tries is a spin-wait,
+     * and the holder's RMA in its critical section may need this unit's
+     * progress (Open MPI osc/ucx, MPICH's active messages; seen as a
+     * try livelock across nodes: the holder stuck in MPI_Get while the
+     * others' compare-and-swaps went through osc/sm only). */
+    int flag;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, lock->team->comm, &flag,
+               MPI_STATUS_IGNORE);
   }
   return ret;
 }
