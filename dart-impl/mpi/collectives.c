@@ -34,6 +34,18 @@ static dart_ret_t check_buffer(const char *call, const char *name,
   return DART_OK;
 }
 
+/* Whether `blocks` blocks of `nelem` elements of `type` fit in one
+ * buffer (and so in MPI's displacements); counts and types agree on all
+ * members, so every member comes to the same verdict. */
+static dart_ret_t check_count(const char *call, const char *what,
+                              size_t nelem, const struct datatype *type,
+                              size_t blocks)
+{
+  size_t bytes;
+  return datatype_check_bytes(call, what, nelem, type->base_size, blocks,
+                              &bytes);
+}
+
 /* Every collective is a non-blocking MPI collective completed here: a
  * unit waiting in it keeps serving the hybrid locks homed at it
  * (team_sync.h, lock_progress.c); MPI_Wait when there are none. */
@@ -58,17 +70,22 @@ static int polled(int err, MPI_Request *request)
   } while (0)
 
 /* Validates a rooted block collective: `every_buf` is significant on all
- * units, `root_buf` on the root only. */
+ * units, `root_buf` on the root only; `root_buf_blocked`: it holds one
+ * block of `nelem` per member. */
 static dart_ret_t check_rooted(const char *call, dart_team_t teamid,
                                dart_datatype_t dtype, dart_team_unit_t root,
                                const void *every_buf, const char *every_name,
                                const void *root_buf, const char *root_name,
-                               size_t nelem, struct team **team,
+                               size_t nelem, bool root_buf_blocked,
+                               struct team **team,
                                const struct datatype **type)
 {
   if ((*team = team_lookup_or_report(call, teamid)) == NULL ||
       (*type = datatype_contiguous_or_report(call, dtype)) == NULL ||
       check_root(call, *team, root) != DART_OK ||
+      check_count(call, root_name, nelem, *type,
+                  root_buf_blocked ? (size_t)(*team)->size : 1) !=
+        DART_OK ||
       check_buffer(call, every_name, every_buf, nelem) != DART_OK ||
       ((*team)->my_rank == root.id &&
        check_buffer(call, root_name, root_buf, nelem) != DART_OK)) {
@@ -95,7 +112,7 @@ dart_ret_t dart_bcast(void *buf, size_t nelem, dart_datatype_t dtype,
   struct team *team;
   const struct datatype *type;
   if (check_rooted(__func__, teamid, dtype, root, buf, "buf", buf, "buf",
-                   nelem, &team, &type) != DART_OK) {
+                   nelem, false, &team, &type) != DART_OK) {
     return DART_ERR_INVAL;
   }
   MPI_Request rq;
@@ -113,7 +130,7 @@ dart_ret_t dart_scatter(const void *sendbuf, void *recvbuf, size_t nelem,
   struct team *team;
   const struct datatype *type;
   if (check_rooted(__func__, teamid, dtype, root, recvbuf, "recvbuf",
-                   sendbuf, "sendbuf", nelem, &team, &type) != DART_OK) {
+                   sendbuf, "sendbuf", nelem, true, &team, &type) != DART_OK) {
     return DART_ERR_INVAL;
   }
   MPI_Request rq;
@@ -132,7 +149,7 @@ dart_ret_t dart_gather(const void *sendbuf, void *recvbuf, size_t nelem,
   struct team *team;
   const struct datatype *type;
   if (check_rooted(__func__, teamid, dtype, root, sendbuf, "sendbuf",
-                   recvbuf, "recvbuf", nelem, &team, &type) != DART_OK) {
+                   recvbuf, "recvbuf", nelem, true, &team, &type) != DART_OK) {
     return DART_ERR_INVAL;
   }
   MPI_Request rq;
@@ -151,6 +168,8 @@ dart_ret_t dart_allgather(const void *sendbuf, void *recvbuf, size_t nelem,
   const struct datatype *type;
   if (team == NULL ||
       (type = datatype_contiguous_or_report(__func__, dtype)) == NULL ||
+      check_count(__func__, "recvbuf", nelem, type, (size_t)team->size) !=
+        DART_OK ||
       check_buffer(__func__, "recvbuf", recvbuf, nelem) != DART_OK) {
     return DART_ERR_INVAL;
   }
@@ -201,10 +220,21 @@ dart_ret_t dart_allgatherv(const void *sendbuf, size_t nsendelem,
                         "nsendelem %zu differs from nrecvelem[%d] = %zu",
                         nsendelem, team->my_rank, nrecvelem[team->my_rank]);
   }
+  /* Every block must lie inside one buffer: displacement plus count,
+   * in bytes, without overflow (the arrays agree on all members). */
   size_t total = 0;
   bool fits_int = true;
   for (int u = 0; u < team->size; ++u) {
-    total += nrecvelem[u];
+    size_t end, bytes;
+    if (__builtin_add_overflow(recvdispls[u], nrecvelem[u], &end) ||
+        datatype_check_bytes(__func__, "recvbuf", end, type->base_size, 1,
+                             &bytes) != DART_OK) {
+      return report_error(DART_ERR_INVAL, __func__,
+                          "block of unit %d (displacement %zu, %zu "
+                          "elements) lies past the largest buffer", u,
+                          recvdispls[u], nrecvelem[u]);
+    }
+    total = end > total ? end : total;
     fits_int = fits_int && nrecvelem[u] <= mpi_count_limit() &&
                recvdispls[u] <= INT_MAX;
   }
@@ -276,6 +306,15 @@ static dart_ret_t reduce_chunked(const char *call, const struct team *team,
   return DART_OK;
 }
 
+/* Whether the reduced buffers fit (see check_count). */
+static dart_ret_t check_reduction_count(const char *call,
+                                        const struct reduction *red)
+{
+  size_t bytes;
+  return datatype_check_bytes(call, "sendbuf/recvbuf", red->count,
+                              red->elem_bytes, 1, &bytes);
+}
+
 /* Small reductions of single-node teams in shared memory, else MPI. */
 static dart_ret_t reduce(const char *call, struct team *team,
                          const void *sendbuf, void *recvbuf, size_t nelem,
@@ -299,6 +338,7 @@ dart_ret_t dart_allreduce(const void *sendbuf, void *recvbuf, size_t nelem,
   struct reduction red;
   if (team == NULL ||
       reduction_resolve(__func__, op, dtype, nelem, &red) != DART_OK ||
+      check_reduction_count(__func__, &red) != DART_OK ||
       check_buffer(__func__, "sendbuf", sendbuf, nelem) != DART_OK ||
       check_buffer(__func__, "recvbuf", recvbuf, nelem) != DART_OK) {
     return DART_ERR_INVAL;
@@ -315,6 +355,7 @@ dart_ret_t dart_reduce(const void *sendbuf, void *recvbuf, size_t nelem,
   struct reduction red;
   if (team == NULL || check_root(__func__, team, root) != DART_OK ||
       reduction_resolve(__func__, op, dtype, nelem, &red) != DART_OK ||
+      check_reduction_count(__func__, &red) != DART_OK ||
       check_buffer(__func__, "sendbuf", sendbuf, nelem) != DART_OK ||
       (team->my_rank == root.id &&
        check_buffer(__func__, "recvbuf", recvbuf, nelem) != DART_OK)) {
@@ -337,7 +378,10 @@ dart_ret_t dart_alltoall(const void *sendbuf, void *recvbuf, size_t nelem,
                         "dart_alltoall needs a basic type, got %ld",
                         (long)dtype);
   }
-  if (check_buffer(__func__, "recvbuf", recvbuf, nelem) != DART_OK) {
+  const struct datatype *type = datatype_get(dtype);
+  if (check_count(__func__, "sendbuf/recvbuf", nelem, type,
+                  (size_t)team->size) != DART_OK ||
+      check_buffer(__func__, "recvbuf", recvbuf, nelem) != DART_OK) {
     return DART_ERR_INVAL;
   }
   bool in_place = sendbuf == NULL || sendbuf == recvbuf;

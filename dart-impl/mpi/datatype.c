@@ -315,10 +315,85 @@ static bool is_contiguous(const struct datatype *t)
   return t->kind == TYPE_BASIC || t->kind == TYPE_CUSTOM;
 }
 
-dart_ret_t datatype_check_transfer(const char *call, dart_datatype_t src_type,
-                                   dart_datatype_t dst_type, size_t nelem,
-                                   const struct datatype **src,
-                                   const struct datatype **dst)
+/* end * size if it stays within DATATYPE_MAX_SPAN, else SIZE_MAX. */
+static size_t span_times(size_t end, size_t size)
+{
+  size_t bytes;
+  if (__builtin_mul_overflow(end, size, &bytes) || bytes > DATATYPE_MAX_SPAN) {
+    return SIZE_MAX;
+  }
+  return bytes;
+}
+
+size_t datatype_span_bytes(const struct datatype *type, size_t nelem)
+{
+  if (nelem == 0) {
+    return 0;
+  }
+  /* Every step is checked: nelem comes straight from the caller, and a
+   * wrapped span would let a huge transfer pass the bounds check. */
+  size_t last = nelem - 1, end; /* end: in base elements */
+  switch (type->kind) {
+  case TYPE_STRIDED:
+    if (__builtin_mul_overflow(last / type->blocklen, type->stride, &end) ||
+        __builtin_add_overflow(end, last % type->blocklen + 1, &end)) {
+      return SIZE_MAX;
+    }
+    break;
+  case TYPE_INDEXED: {
+    /* Every block of the last touched instance lies beyond all earlier
+     * instances, so only that instance's touched blocks matter. */
+    size_t k = last % type->block_count, inst_end = 0;
+    for (size_t i = 0; i < type->num_blocks; ++i) {
+      if (type->blocklens[i] > 0 && type->block_starts[i] <= k) {
+        size_t used = k + 1 - type->block_starts[i];
+        size_t len = used < type->blocklens[i] ? used : type->blocklens[i];
+        size_t block_end = type->offsets[i] + len;
+        inst_end = block_end > inst_end ? block_end : inst_end;
+      }
+    }
+    if (__builtin_mul_overflow(last / type->block_count, type->extent,
+                               &end) ||
+        __builtin_add_overflow(end, inst_end, &end)) {
+      return SIZE_MAX;
+    }
+    break;
+  }
+  default:
+    end = nelem;
+  }
+  return span_times(end, type->base_size);
+}
+
+dart_ret_t datatype_check_bytes(const char *call, const char *what,
+                                size_t nelem, size_t elem_size, size_t count,
+                                size_t *bytes)
+{
+  size_t elems;
+  if (__builtin_mul_overflow(nelem, count, &elems) ||
+      (*bytes = span_times(elems, elem_size)) == SIZE_MAX) {
+    *bytes = 0;
+    if (count == 1) {
+      return report_error(DART_ERR_INVAL, call,
+                          "%s: %zu elements of %zu bytes exceed the "
+                          "largest buffer (%zu bytes)", what, nelem,
+                          elem_size, DATATYPE_MAX_SPAN);
+    }
+    return report_error(DART_ERR_INVAL, call,
+                        "%s: %zu blocks of %zu elements of %zu bytes exceed "
+                        "the largest buffer (%zu bytes)", what, count, nelem,
+                        elem_size, DATATYPE_MAX_SPAN);
+  }
+  return DART_OK;
+}
+
+dart_ret_t datatype_check_transfer_spans(const char *call,
+                                         dart_datatype_t src_type,
+                                         dart_datatype_t dst_type,
+                                         size_t nelem,
+                                         const struct datatype **src,
+                                         const struct datatype **dst,
+                                         size_t *src_span, size_t *dst_span)
 {
   const struct datatype *s = datatype_get(src_type);
   const struct datatype *d = datatype_get(dst_type);
@@ -333,6 +408,7 @@ dart_ret_t datatype_check_transfer(const char *call, dart_datatype_t src_type,
                         (long)s->base, (long)d->base);
   }
   const struct datatype *types[2] = { s, d };
+  size_t *spans[2] = { src_span, dst_span };
   for (int i = 0; i < 2; ++i) {
     if (nelem % types[i]->block_count != 0) {
       return report_error(DART_ERR_INVAL, call,
@@ -341,41 +417,27 @@ dart_ret_t datatype_check_transfer(const char *call, dart_datatype_t src_type,
                           i == 0 ? "src_type" : "dst_type",
                           (long)types[i]->id);
     }
+    if ((*spans[i] = datatype_span_bytes(types[i], nelem)) == SIZE_MAX) {
+      return report_error(DART_ERR_INVAL, call,
+                          "nelem %zu of %s %ld spans more than the largest "
+                          "buffer (%zu bytes)", nelem,
+                          i == 0 ? "src_type" : "dst_type",
+                          (long)types[i]->id, DATATYPE_MAX_SPAN);
+    }
   }
   *src = s;
   *dst = d;
   return DART_OK;
 }
 
-size_t datatype_span_bytes(const struct datatype *type, size_t nelem)
+dart_ret_t datatype_check_transfer(const char *call, dart_datatype_t src_type,
+                                   dart_datatype_t dst_type, size_t nelem,
+                                   const struct datatype **src,
+                                   const struct datatype **dst)
 {
-  if (nelem == 0) {
-    return 0;
-  }
-  size_t last = nelem - 1, end; /* end: in base elements */
-  switch (type->kind) {
-  case TYPE_STRIDED:
-    end = last / type->blocklen * type->stride + last % type->blocklen + 1;
-    break;
-  case TYPE_INDEXED: {
-    /* Every block of the last touched instance lies beyond all earlier
-     * instances, so only that instance's touched blocks matter. */
-    size_t k = last % type->block_count, inst_end = 0;
-    for (size_t i = 0; i < type->num_blocks; ++i) {
-      if (type->blocklens[i] > 0 && type->block_starts[i] <= k) {
-        size_t used = k + 1 - type->block_starts[i];
-        size_t len = used < type->blocklens[i] ? used : type->blocklens[i];
-        size_t block_end = type->offsets[i] + len;
-        inst_end = block_end > inst_end ? block_end : inst_end;
-      }
-    }
-    end = last / type->block_count * type->extent + inst_end;
-    break;
-  }
-  default:
-    end = nelem;
-  }
-  return end * type->base_size;
+  size_t src_span, dst_span;
+  return datatype_check_transfer_spans(call, src_type, dst_type, nelem, src,
+                                       dst, &src_span, &dst_span);
 }
 
 /* Walks the element positions of a layout as maximal contiguous runs

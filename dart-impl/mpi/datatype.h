@@ -7,6 +7,8 @@
 
 #include <mpi.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 enum type_kind { TYPE_BASIC, TYPE_CUSTOM, TYPE_STRIDED, TYPE_INDEXED };
 
@@ -44,16 +46,39 @@ const struct datatype *datatype_contiguous_or_report(const char *call,
 /* --- one-sided transfers (spec 4.5) --- */
 
 /* Validates (nelem, src_type, dst_type) of a put/get: both live, same
- * base type, nelem a multiple of each type's block count. Logs on behalf
- * of `call` and returns DART_ERR_INVAL otherwise. */
+ * base type, nelem a multiple of each type's block count, and the bytes
+ * either side spans within DATATYPE_MAX_SPAN. Logs on behalf of `call`
+ * and returns DART_ERR_INVAL otherwise. */
 dart_ret_t datatype_check_transfer(const char *call, dart_datatype_t src_type,
                                    dart_datatype_t dst_type, size_t nelem,
                                    const struct datatype **src,
                                    const struct datatype **dst);
 
+/* The same, also handing out the spans (datatype_span_bytes) of the
+ * source and the destination layout. */
+dart_ret_t datatype_check_transfer_spans(const char *call,
+                                         dart_datatype_t src_type,
+                                         dart_datatype_t dst_type,
+                                         size_t nelem,
+                                         const struct datatype **src,
+                                         const struct datatype **dst,
+                                         size_t *src_span, size_t *dst_span);
+
+/* The largest byte span of one buffer: anything an MPI_Aint displacement
+ * or extent can express. Counts beyond it cannot describe real memory. */
+#define DATATYPE_MAX_SPAN ((size_t)PTRDIFF_MAX)
+
 /* Bytes from the buffer start to one past the last byte that `nelem`
- * elements laid out by `type` touch (0 for nelem == 0). */
+ * elements laid out by `type` touch (0 for nelem == 0); SIZE_MAX when
+ * that exceeds DATATYPE_MAX_SPAN (the arithmetic would overflow). */
 size_t datatype_span_bytes(const struct datatype *type, size_t nelem);
+
+/* Whether `count` blocks of `nelem` elements of `elem_size` bytes fit in
+ * DATATYPE_MAX_SPAN; then sets *bytes. Logs on behalf of `call`, naming
+ * the buffer `what`, and returns DART_ERR_INVAL otherwise. */
+dart_ret_t datatype_check_bytes(const char *call, const char *what,
+                                size_t nelem, size_t elem_size, size_t count,
+                                size_t *bytes);
 
 /* Copies element j of `src` (layout src_type) to position j of `dst`
  * (layout dst_type) for j < nelem, in contiguous runs (memcpy per run,

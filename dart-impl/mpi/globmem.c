@@ -89,12 +89,15 @@ struct portion {
 };
 
 /* Collective: attaches my portion, exchanges portions, enters the
- * segment. On failure the segment's memory is freed and the id is
- * returned. */
+ * segment. `local_err` is this member's verdict on its own arguments: a
+ * member with bad ones still takes part (empty portion) and the
+ * allocation fails on every member. On failure the segment's memory is
+ * freed and the id is returned. */
 static dart_ret_t publish_segment(const char *call, struct team *team,
-                                  struct segment *seg, dart_gptr_t *gptr)
+                                  struct segment *seg, dart_gptr_t *gptr,
+                                  dart_ret_t local_err)
 {
-  dart_ret_t ret = DART_OK;
+  dart_ret_t ret = local_err;
   int err = MPI_SUCCESS;
   seg->win = team->dynamic_win;
   /* The local pool's reservation is fixed from init on, so it gets a
@@ -181,17 +184,54 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
   return DART_OK;
 }
 
-/* Common checks of allocation and registration; on success a fresh
- * segment with its id taken. */
-static dart_ret_t begin_segment(const char *call, dart_team_t teamid,
-                                size_t nelem, dart_datatype_t dtype,
-                                bool registered, dart_gptr_t *gptr,
-                                struct team **team, struct segment **seg)
+/* My own arguments of an allocation or registration (`addr`: the
+ * registered buffer, NULL for an allocation): DART_OK and the portion's
+ * bytes, or DART_ERR_INVAL after one log line. */
+static dart_ret_t check_portion(const char *call, size_t nelem,
+                                dart_datatype_t dtype, bool registered,
+                                const void *addr, dart_gptr_t *gptr,
+                                size_t *bytes)
 {
+  *bytes = 0;
   if (gptr == NULL) {
     return report_error(DART_ERR_INVAL, call, "gptr is NULL");
   }
-  *gptr = DART_GPTR_NULL;
+  if (!datatype_is_basic_id(dtype)) {
+    return report_error(DART_ERR_INVAL, call,
+                        "type %ld is not a basic type", (long)dtype);
+  }
+  /* Bounded so that the portion, its padding and every displacement in
+   * it are valid MPI_Aint values. */
+  size_t elem = datatype_basic_size(dtype);
+  if (nelem > (DATATYPE_MAX_SPAN - 2 * PORTION_ALIGN) / elem) {
+    return report_error(DART_ERR_INVAL, call, "%zu elements of %zu bytes "
+                        "exceed the largest portion", nelem, elem);
+  }
+  size_t size = nelem * elem;
+  if (registered && size > 0 &&
+      (addr == NULL || (uintptr_t)addr > UINTPTR_MAX - size)) {
+    return report_error(DART_ERR_INVAL, call, "addr %p cannot hold %zu "
+                        "elements of %zu bytes", addr, nelem, elem);
+  }
+  *bytes = size;
+  return DART_OK;
+}
+
+/* Common part of allocation and registration: a fresh segment with its
+ * id taken. Only an unknown team returns at once (there is no one to
+ * tell). A member whose own arguments are bad goes on with an empty
+ * portion and *local_err set, so that it takes part in the collective
+ * steps and the call fails on every member instead of leaving the
+ * others waiting for it. */
+static dart_ret_t begin_segment(const char *call, dart_team_t teamid,
+                                size_t nelem, dart_datatype_t dtype,
+                                bool registered, const void *addr,
+                                dart_gptr_t *gptr, struct team **team,
+                                struct segment **seg, dart_ret_t *local_err)
+{
+  if (gptr != NULL) {
+    *gptr = DART_GPTR_NULL;
+  }
   if ((*team = team_lookup_or_report(call, teamid)) == NULL) {
     return DART_ERR_INVAL;
   }
@@ -200,15 +240,9 @@ static dart_ret_t begin_segment(const char *call, dart_team_t teamid,
   if (gate_err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI_Ibarrier", gate_err);
   }
-  if (!datatype_is_basic_id(dtype)) {
-    return report_error(DART_ERR_INVAL, call,
-                        "type %ld is not a basic type", (long)dtype);
-  }
-  size_t elem = datatype_get(dtype)->base_size;
-  if (nelem > (SIZE_MAX - 2 * PORTION_ALIGN) / elem) {
-    return report_error(DART_ERR_INVAL, call, "%zu elements of %zu bytes "
-                        "overflow the address space", nelem, elem);
-  }
+  size_t bytes = 0;
+  *local_err = check_portion(call, nelem, dtype, registered, addr, gptr,
+                             &bytes);
   *seg = calloc(1, sizeof **seg);
   if (*seg == NULL) {
     return report_error(DART_ERR_NOMEM, call, "out of memory");
@@ -216,7 +250,7 @@ static dart_ret_t begin_segment(const char *call, dart_team_t teamid,
   (*seg)->shm_win = MPI_WIN_NULL;
   (*seg)->win = MPI_WIN_NULL;
   (*seg)->registered = registered;
-  (*seg)->my_size = nelem * elem;
+  (*seg)->my_size = bytes;
   (*seg)->id = segment_id_take(&(*team)->segments, registered);
   if ((*seg)->id == 0) {
     free(*seg);
@@ -229,7 +263,8 @@ static dart_ret_t begin_segment(const char *call, dart_team_t teamid,
 /* Collective: the node-shared memory of a new segment (its id set),
  * nested into the team's dynamic window. */
 static dart_ret_t allocate_shared(const char *call, struct team *team,
-                                  struct segment *seg, dart_gptr_t *gptr)
+                                  struct segment *seg, dart_gptr_t *gptr,
+                                  dart_ret_t local_err)
 {
   dart_ret_t ret;
   /* Padding gives every member a non-empty, realignable piece: zero-byte
@@ -250,9 +285,14 @@ static dart_ret_t allocate_shared(const char *call, struct team *team,
       seg->shm_win = MPI_WIN_NULL;
       ret = report_mpi_error(call, "MPI_Win_allocate_shared", err);
     }
-    segment_id_return(&team->segments, seg->id);
-    segment_free_memory(team, seg);
-    return ret;
+    /* Members on other nodes are on their way to the exchange: go there
+     * with an empty portion and make the allocation fail everywhere. */
+    free(seg->node_bases);
+    seg->node_bases = NULL;
+    seg->my_base = NULL;
+    seg->my_size = 0;
+    return publish_segment(call, team, seg, gptr,
+                           local_err != DART_OK ? local_err : ret);
   }
   MPI_Win_set_errhandler(seg->shm_win, MPI_ERRORS_RETURN);
   for (int r = 0; r < team->node_size; ++r) {
@@ -263,7 +303,7 @@ static dart_ret_t allocate_shared(const char *call, struct team *team,
     seg->node_bases[r] = align_up(base);
   }
   seg->my_base = seg->node_bases[team->node_rank];
-  return publish_segment(call, team, seg, gptr);
+  return publish_segment(call, team, seg, gptr, local_err);
 }
 
 dart_ret_t team_publish_local_pool(const char *call, struct team *team,
@@ -282,7 +322,7 @@ dart_ret_t team_publish_local_pool(const char *call, struct team *team,
   seg->my_base = node_bases[team->node_rank];
   seg->my_size = reserve;
   dart_gptr_t gptr;
-  return publish_segment(call, team, seg, &gptr);
+  return publish_segment(call, team, seg, &gptr, DART_OK);
 }
 
 dart_ret_t dart_team_memalloc_aligned(dart_team_t teamid, size_t nelem,
@@ -292,12 +332,13 @@ dart_ret_t dart_team_memalloc_aligned(dart_team_t teamid, size_t nelem,
   REQUIRE_INIT();
   struct team *team = NULL;
   struct segment *seg = NULL;
-  dart_ret_t ret = begin_segment(__func__, teamid, nelem, dtype, false, gptr,
-                                 &team, &seg);
+  dart_ret_t local_err = DART_OK;
+  dart_ret_t ret = begin_segment(__func__, teamid, nelem, dtype, false, NULL,
+                                 gptr, &team, &seg, &local_err);
   if (ret != DART_OK) {
     return ret;
   }
-  return allocate_shared(__func__, team, seg, gptr);
+  return allocate_shared(__func__, team, seg, gptr, local_err);
 }
 
 dart_ret_t dart_team_memregister(dart_team_t teamid, size_t nlelem,
@@ -307,19 +348,14 @@ dart_ret_t dart_team_memregister(dart_team_t teamid, size_t nlelem,
   REQUIRE_INIT();
   struct team *team = NULL;
   struct segment *seg = NULL;
-  dart_ret_t ret = begin_segment(__func__, teamid, nlelem, dtype, true, gptr,
-                                 &team, &seg);
+  dart_ret_t local_err = DART_OK;
+  dart_ret_t ret = begin_segment(__func__, teamid, nlelem, dtype, true, addr,
+                                 gptr, &team, &seg, &local_err);
   if (ret != DART_OK) {
     return ret;
   }
-  if (addr == NULL && seg->my_size > 0) {
-    segment_id_return(&team->segments, seg->id);
-    free(seg);
-    return report_error(DART_ERR_INVAL, __func__,
-                        "addr is NULL with %zu elements", nlelem);
-  }
-  seg->my_base = addr;
-  return publish_segment(__func__, team, seg, gptr);
+  seg->my_base = local_err == DART_OK ? addr : NULL;
+  return publish_segment(__func__, team, seg, gptr, local_err);
 }
 
 dart_ret_t dart_team_memregister_aligned(dart_team_t teamid, size_t nelem,

@@ -2,6 +2,7 @@
 #include "runtime.h"
 
 #include <limits.h>
+#include <stdint.h>
 
 size_t mpi_count_limit(void) { return (size_t)runtime.env.mpi_count_limit; }
 
@@ -18,6 +19,11 @@ int mpi_count_make(size_t n, MPI_Datatype elem, struct mpi_count *out)
   }
   MPI_Aint lb, extent;
   MPI_Type_get_extent(elem, &lb, &extent);
+  /* The callers bound n * extent; a derived type of a larger extent would
+   * wrap MPI's displacements. */
+  if (extent <= 0 || n > (size_t)PTRDIFF_MAX / (size_t)extent) {
+    return MPI_ERR_COUNT;
+  }
   MPI_Datatype body = MPI_DATATYPE_NULL, tail = MPI_DATATYPE_NULL;
   MPI_Datatype joined = MPI_DATATYPE_NULL, sized = MPI_DATATYPE_NULL;
   int err = MPI_Type_vector((int)blocks, (int)limit, (int)limit, elem, &body);

@@ -13,6 +13,7 @@
 #include <dash/dart/if/dart_communication.h>
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@ struct pending_transfer {
   MPI_Win     win;
   int         unit;
   bool        is_put;
+  bool        by_request; /* an MPI_Rput/MPI_Rget, else a flush completes */
 };
 
 static struct handle_table pending = HANDLE_TABLE_INITIALIZER;
@@ -34,7 +36,8 @@ enum completion { START_ONLY, COMPLETE, WITH_HANDLE };
  * looks up the wrong address among the target's regions and unpacks a
  * garbage remote key: MPI_ERR_OTHER or a segfault). There a handle tracks
  * a plain MPI_Put/MPI_Get instead, which a flush of its target completes
- * (its request stays MPI_REQUEST_NULL). */
+ * (its request stays MPI_REQUEST_NULL), as does every handle of a strided
+ * or indexed transfer (see transfer). */
 #ifdef OPEN_MPI
 static const bool request_based_rma = false;
 #else
@@ -42,6 +45,11 @@ static const bool request_based_rma = true;
 #endif
 
 static int complete(struct pending_transfer *p, bool remote);
+
+static inline bool is_contiguous_kind(const struct datatype *t)
+{
+  return t->kind == TYPE_BASIC || t->kind == TYPE_CUSTOM;
+}
 
 /* Copies `bytes` between local memory and a mapped target; the common
  * element sizes compile to single loads and stores. */
@@ -182,9 +190,13 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
       return DART_OK;
     }
   }
+  /* Everything is validated before any byte moves: the types, the spans
+   * of both layouts (overflow-checked: a wrapped byte count would pass the
+   * bounds check below), the local buffer, and the target's bounds. */
   const struct datatype *src, *dst;
-  if (datatype_check_transfer(call, src_type, dst_type, nelem, &src, &dst) !=
-      DART_OK) {
+  size_t src_span, dst_span;
+  if (datatype_check_transfer_spans(call, src_type, dst_type, nelem, &src,
+                                    &dst, &src_span, &dst_span) != DART_OK) {
     return DART_ERR_INVAL;
   }
   if (nelem == 0) {
@@ -195,11 +207,18 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
                         "%s buffer is NULL with nelem %zu",
                         is_put ? "source" : "destination", nelem);
   }
+  size_t local_span = is_put ? src_span : dst_span;
+  if ((uintptr_t)local > UINTPTR_MAX - local_span) {
+    return report_error(DART_ERR_INVAL, call,
+                        "%s buffer %p cannot hold %zu bytes (past the end of "
+                        "the address space)",
+                        is_put ? "source" : "destination", local, local_span);
+  }
   const struct datatype *remote_type = is_put ? dst : src;
   const struct datatype *local_type = is_put ? src : dst;
   struct target t = { 0 };
-  if (target_resolve(call, gptr, datatype_span_bytes(remote_type, nelem),
-                     &t) != DART_OK) {
+  if (target_resolve(call, gptr, is_put ? dst_span : src_span, &t) !=
+      DART_OK) {
     return DART_ERR_INVAL;
   }
   if (t.direct != NULL) {
@@ -225,8 +244,14 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
   }
   const char *what = is_put ? "MPI_Put" : "MPI_Get";
   MPI_Request request = MPI_REQUEST_NULL;
+  /* MPICH 4.0's MPI_Rget completes its request before a strided or
+   * indexed layout (either side) holds the data (seen on the local pool's
+   * window): such transfers are tracked like Open MPI's, by a flush. */
+  bool by_request = completion == WITH_HANDLE && request_based_rma &&
+                    is_contiguous_kind(local_type) &&
+                    is_contiguous_kind(remote_type);
   mpi_serial_enter(); /* up to the flush (mpi_serialize.h) */
-  if (completion == WITH_HANDLE && request_based_rma) {
+  if (by_request) {
     what = is_put ? "MPI_Rput" : "MPI_Rget";
     err = is_put ? MPI_Rput(local, lc.count, lc.type, t.unit, t.disp,
                             rc.count, rc.type, t.win, &request)
@@ -257,12 +282,14 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
     intptr_t id = p == NULL ? 0 : handle_table_insert(&pending, p);
     if (id == 0) {
       /* No handle to give: complete the transfer here instead. */
-      struct pending_transfer now = { request, t.win, t.unit, is_put };
+      struct pending_transfer now = { request, t.win, t.unit, is_put,
+                                      by_request };
       complete(&now, true);
       free(p);
       return DART_OK;
     }
-    *p = (struct pending_transfer){ request, t.win, t.unit, is_put };
+    *p = (struct pending_transfer){ request, t.win, t.unit, is_put,
+                                    by_request };
     *handle = (dart_handle_t)(uintptr_t)id;
   }
   return DART_OK;
@@ -515,7 +542,7 @@ static int complete(struct pending_transfer *p, bool remote)
 {
   int err = MPI_SUCCESS;
   mpi_serial_enter(); /* mpi_serialize.h */
-  if (request_based_rma) {
+  if (p->by_request) {
     err = MPI_Wait(&p->request, MPI_STATUS_IGNORE);
   } else if (!(remote && p->is_put)) {
     err = MPI_Win_flush_local(p->unit, p->win);

@@ -16,6 +16,11 @@ static dart_ret_t check_message(const char *call, const char *what,
   if ((*type = datatype_contiguous_or_report(call, dtype)) == NULL) {
     return DART_ERR_INVAL;
   }
+  size_t bytes;
+  if (datatype_check_bytes(call, what, nelem, (*type)->base_size, 1, &bytes) !=
+      DART_OK) {
+    return DART_ERR_INVAL;
+  }
   if (buf == NULL && nelem > 0) {
     return report_error(DART_ERR_INVAL, call, "%s buffer is NULL with nelem "
                         "%zu", what, nelem);

@@ -3,6 +3,8 @@
 #include "test_assert.h"
 
 #include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
 
 static void user_sum(const void *in, void *inout, size_t len, void *data)
 {
@@ -169,6 +171,102 @@ static void check_types_and_ops(void)
   }
 }
 
+/* Counts whose bytes overflow or exceed any buffer: DART_ERR_INVAL on
+ * every member (the verdict depends only on arguments that agree, so no
+ * member is left waiting in a collective), nothing written. */
+static void check_huge_counts(int n)
+{
+  dart_global_unit_t me;
+  TEST_OK(dart_myid(&me));
+  const size_t huge[] = { SIZE_MAX, SIZE_MAX / sizeof(long) + 1,
+                          ((size_t)1 << 61) + 1,
+                          (size_t)PTRDIFF_MAX / sizeof(long) + 1,
+                          (size_t)PTRDIFF_MAX / 4 };
+  dart_team_unit_t root = DART_TEAM_UNIT_ID(0);
+  long in[4] = { 7, 7, 7, 7 }, out[4] = { 9, 9, 9, 9 };
+  size_t *counts = malloc((size_t)n * sizeof *counts);
+  size_t *displs = malloc((size_t)n * sizeof *displs);
+  TEST_ASSERT(counts != NULL && displs != NULL);
+  for (size_t i = 0; i < sizeof huge / sizeof *huge; ++i) {
+    size_t h = huge[i];
+    TEST_RET(dart_bcast(out, h, DART_TYPE_LONG, root, DART_TEAM_ALL),
+             DART_ERR_INVAL);
+    TEST_RET(dart_scatter(in, out, h, DART_TYPE_LONG, root, DART_TEAM_ALL),
+             DART_ERR_INVAL);
+    TEST_RET(dart_gather(in, out, h, DART_TYPE_LONG, root, DART_TEAM_ALL),
+             DART_ERR_INVAL);
+    TEST_RET(dart_allgather(in, out, h, DART_TYPE_LONG, DART_TEAM_ALL),
+             DART_ERR_INVAL);
+    TEST_RET(dart_alltoall(in, out, h, DART_TYPE_LONG, DART_TEAM_ALL),
+             DART_ERR_INVAL);
+    TEST_RET(dart_allreduce(in, out, h, DART_TYPE_LONG, DART_OP_SUM,
+                            DART_TEAM_ALL), DART_ERR_INVAL);
+    TEST_RET(dart_reduce(in, out, h, DART_TYPE_LONG, DART_OP_SUM, root,
+                         DART_TEAM_ALL), DART_ERR_INVAL);
+    for (int u = 0; u < n; ++u) {
+      counts[u] = h;
+      displs[u] = 0;
+    }
+    TEST_RET(dart_allgatherv(in, h, DART_TYPE_LONG, out, counts, displs,
+                             DART_TEAM_ALL), DART_ERR_INVAL);
+    for (int u = 0; u < n; ++u) { /* one element, far out */
+      counts[u] = 1;
+      displs[u] = h;
+    }
+    TEST_RET(dart_allgatherv(in, 1, DART_TYPE_LONG, out, counts, displs,
+                             DART_TEAM_ALL), DART_ERR_INVAL);
+    TEST_RET(dart_send(in, h, DART_TYPE_LONG, 0, me), DART_ERR_INVAL);
+    TEST_RET(dart_recv(out, h, DART_TYPE_LONG, 0, me), DART_ERR_INVAL);
+    TEST_RET(dart_sendrecv(in, 1, DART_TYPE_LONG, 0, me, out, h,
+                           DART_TYPE_LONG, 0, me), DART_ERR_INVAL);
+    dart_gptr_t g = { .unitid = 3, .segid = 3, .teamid = 3 };
+    TEST_ASSERT(dart_memalloc(h, DART_TYPE_LONG, &g) != DART_OK);
+    TEST_ASSERT(DART_GPTR_ISNULL(g));
+    g.teamid = 3;
+    TEST_RET(dart_team_memalloc_aligned(DART_TEAM_ALL, h, DART_TYPE_LONG, &g),
+             DART_ERR_INVAL);
+    TEST_ASSERT(DART_GPTR_ISNULL(g));
+    g.teamid = 3;
+    TEST_RET(dart_team_memregister(DART_TEAM_ALL, h, DART_TYPE_LONG, in, &g),
+             DART_ERR_INVAL);
+    TEST_ASSERT(DART_GPTR_ISNULL(g));
+    TEST_RET(dart_team_memregister_aligned(DART_TEAM_ALL, h, DART_TYPE_LONG,
+                                           in, &g), DART_ERR_INVAL);
+  }
+  /* Each block fits, all of them together do not. */
+  if (n > 1) {
+    size_t h = (size_t)PTRDIFF_MAX / sizeof(long) / (size_t)n + 1;
+    TEST_RET(dart_scatter(in, out, h, DART_TYPE_LONG, root, DART_TEAM_ALL),
+             DART_ERR_INVAL);
+    TEST_RET(dart_gather(in, out, h, DART_TYPE_LONG, root, DART_TEAM_ALL),
+             DART_ERR_INVAL);
+    TEST_RET(dart_allgather(in, out, h, DART_TYPE_LONG, DART_TEAM_ALL),
+             DART_ERR_INVAL);
+    TEST_RET(dart_alltoall(in, out, h, DART_TYPE_LONG, DART_TEAM_ALL),
+             DART_ERR_INVAL);
+  }
+  for (int i = 0; i < 4; ++i) {
+    TEST_EQ(in[i], 7);
+    TEST_EQ(out[i], 9);
+  }
+  /* One member's bad size fails the allocation on every member instead
+   * of leaving the others waiting; then allocation works again. */
+  dart_gptr_t g;
+  dart_ret_t ret = dart_team_memalloc_aligned(
+    DART_TEAM_ALL, me.id == 0 ? SIZE_MAX / 2 : 4, DART_TYPE_LONG, &g);
+  TEST_EQ(ret, me.id == 0 ? DART_ERR_INVAL
+                          : n > 1 ? DART_ERR_OTHER : DART_ERR_INVAL);
+  TEST_ASSERT(DART_GPTR_ISNULL(g));
+  ret = dart_team_memregister(DART_TEAM_ALL, 4, DART_TYPE_LONG,
+                              me.id == n - 1 ? NULL : in, &g);
+  TEST_EQ(ret, me.id == n - 1 ? DART_ERR_INVAL
+                              : n > 1 ? DART_ERR_OTHER : DART_ERR_INVAL);
+  TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 4, DART_TYPE_LONG, &g));
+  TEST_OK(dart_team_memfree(g));
+  free(counts);
+  free(displs);
+}
+
 int main(int argc, char **argv)
 {
   TEST_OK(dart_init(&argc, &argv));
@@ -176,6 +274,7 @@ int main(int argc, char **argv)
   TEST_OK(dart_size(&n));
   check_units_and_teams((int)n);
   check_types_and_ops();
+  check_huge_counts((int)n);
   /* Still fully working after all of that. */
   int one = 1, sum = 0;
   TEST_OK(dart_allreduce(&one, &sum, 1, DART_TYPE_INT, DART_OP_SUM,
