@@ -1,7 +1,7 @@
 /* Threads across units under the thread level dart_init_thread grants.
  *
- * Four threads per unit, each doing N iterations (argv[1], default
- * 10000) of: a blocking put of 64 bytes with a pattern of its own for the
+ * Four threads per unit (argv[2]: fewer), each doing N iterations
+ * (argv[1], default 10000) of: a blocking put of 64 bytes with a pattern of its own for the
  * iteration into its own slot of the next unit's memory, a blocking get
  * of the same slot and an exact comparison, and a fetch-and-op SUM of 1
  * on one counter at unit 0. At the end the counter must equal
@@ -90,15 +90,20 @@ int main(int argc, char **argv)
   TEST_OK(dart_size(&size));
   me = id.id;
   n = (int)size;
+  int want_threads = THREADS;
   if (argc > 1) {
     iters = strtol(argv[1], NULL, 10);
     TEST_ASSERT(iters > 0);
+  }
+  if (argc > 2) { /* fewer threads: to time the serialization alone */
+    want_threads = (int)strtol(argv[2], NULL, 10);
+    TEST_ASSERT(want_threads >= 1 && want_threads <= THREADS);
   }
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
   if (level == DART_THREAD_MULTIPLE) {
     TEST_EQ(provided, MPI_THREAD_MULTIPLE);
-    threads = THREADS;
+    threads = want_threads;
   } else {
     /* The documented reason for a lower level: MPI offered less. */
     TEST_EQ(level, DART_THREAD_SINGLE);
@@ -119,6 +124,7 @@ int main(int argc, char **argv)
                             DART_TYPE_BYTE));
   TEST_OK(dart_barrier(DART_TEAM_ALL));
 
+  double start = MPI_Wtime();
   pthread_t tid[THREADS];
   struct worker w[THREADS];
   for (int t = 0; t < threads; ++t) {
@@ -143,6 +149,11 @@ int main(int argc, char **argv)
     TEST_EQ(w[t].failures, 0);
   }
   TEST_OK(dart_barrier(DART_TEAM_ALL));
+  double elapsed = MPI_Wtime() - start;
+  if (me == 0) {
+    printf("test_threads_stress: %.3f s, %.2f us per iteration of a "
+           "thread\n", elapsed, elapsed * 1e6 / (double)iters);
+  }
 
   /* Every update is in: the counter, and the last pattern of each slot
    * written into this unit by the previous unit's threads. */
