@@ -28,7 +28,8 @@ usage: scripts/soak.sh [--minutes M] [--mpi LIST] [--units N] [--iters K]
 Each run: mpiexec -n N test_fuzz_rma --seed S --iters K, cycling through
 (MPI) x (1 node, 2 simulated nodes) x (shared-memory path on, off); two
 nodes are MPICH's MPIR_CVAR_NUM_CLIQUES=2 or the runtime's
-DART_UNITS_PER_NODE. A run that takes longer than 10 minutes has hung.
+DART_UNITS_PER_NODE. A run still going after 120 s + 1 s per 50 calls
+(ten times the slowest seen) has hung: it is killed and counts as failed.
 EOF
 }
 
@@ -121,6 +122,7 @@ for mpi in "${mpi_list[@]}"; do
 done
 
 budget=$((minutes * 60))
+run_timeout=$((120 + units * iters / 50))
 passed=0 failed=0 calls=0 run=0 start=$SECONDS
 echo "== soak: ${#configs[@]} configurations, $units units, $iters calls" \
      "per unit and run, seeds from $seed, $minutes min; logs of failures" \
@@ -142,7 +144,8 @@ while ((run < ${#configs[@]} || SECONDS - start < budget)); do
   log="$out/run-$run-$mpi-n$nodes-shm$shm-seed$s.log"
   t0=$SECONDS
   status=0
-  timeout --kill-after=10 600 "${cmd[@]}" >"$log" 2>&1 || status=$?
+  timeout --kill-after=10 "$run_timeout" "${cmd[@]}" >"$log" 2>&1 ||
+    status=$?
   line="$(grep -m1 '^test_fuzz_rma: seed' "$log" || true)"
   label="$(printf '[%3d %4ds] %-7s %d node(s), shm %-3s seed %d' "$run" \
            $((SECONDS - start)) "$mpi" "$nodes" "$shm" "$s")"
