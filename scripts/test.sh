@@ -1,10 +1,46 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the whole test suite under
 # ctest: scripts/test.sh [openmpi|mpich|asan|all] (default openmpi).
+#
+# scripts/test.sh cluster|cluster-openmpi|cluster-mpich (root only) runs
+# the suite and the apps across a virtual cluster of 2 hosts in Linux
+# namespaces (scripts/cluster.sh): each build (build/cluster-<mpi>, with
+# -DDART_TEST_CLUSTER=ON) launches every test through that cluster, 2 units
+# as 1 per host and 4 as 2 per host. "cluster" is both MPIs. The cluster is
+# private to this run and removed at its end, whatever happens.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/install-deps.sh"
 source "$root/scripts/env.sh"
+
+run_cluster() { # run_cluster MPI...
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "test.sh: the cluster variants need root (namespaces)" >&2
+    exit 2
+  fi
+  export VCLUSTER_DIR="/run/dart-cluster-test.$$"
+  trap '"$root/scripts/cluster.sh" down >/dev/null || true' EXIT
+  "$root/scripts/cluster.sh" up 2
+  local mpi status=0
+  for mpi in "$@"; do
+    echo "=== cluster-$mpi: build"
+    cmake -S "$root" -B "$root/build/cluster-$mpi" -DDART_WERROR=ON \
+          -DDART_MPI_FLAVOUR="$mpi" -DDART_TEST_CLUSTER=ON >/dev/null
+    cmake --build "$root/build/cluster-$mpi" -j "$(nproc)"
+    echo "=== cluster-$mpi: ctest across 2 hosts"
+    ctest --test-dir "$root/build/cluster-$mpi" --output-on-failure \
+          --timeout 300 -j 2 || status=1
+  done
+  "$root/scripts/cluster.sh" down
+  trap - EXIT
+  return $status
+}
+
+case "${1:-}" in
+  cluster) run_cluster openmpi mpich; exit ;;
+  cluster-openmpi|cluster-mpich) run_cluster "${1#cluster-}"; exit ;;
+esac
+
 variants=("${1:-openmpi}")
 if [ "${1:-}" = all ]; then
   variants=(openmpi mpich asan)

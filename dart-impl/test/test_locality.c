@@ -2,6 +2,7 @@
  * split MPI reports (test_nodes.h), unit locality of every unit, group
  * locality splits, sub-team locality and bad input. */
 #include "test_assert.h"
+#include "test_cluster.h"
 #include "test_nodes.h"
 
 #include <dash/dart/if/dart_locality.h>
@@ -140,6 +141,54 @@ static void check_team_all(const struct layout *l)
                                     &leaves));
   TEST_EQ(count, l->n);
   free(leaves);
+}
+
+/* Across the virtual cluster: the node domains are the real hosts the run
+ * was launched on (test_cluster.h), in order, with their host names and
+ * units; DART_UNITS_PER_NODE cuts each host's units into nodes of p, whose
+ * host names start with the real one ("<host>-n<node>" where a host holds
+ * several). MPI's split (the layout) agrees. */
+static void check_cluster(const struct layout *l, int me)
+{
+  struct test_cluster c;
+  if (test_cluster_get(&c) == 0) {
+    return;
+  }
+  test_cluster_check_self(&c, me, l->n);
+  const char *per_node = getenv("DART_UNITS_PER_NODE");
+  int p = per_node != NULL ? atoi(per_node) : 0;
+  dart_domain_locality_t *root = domain_of(DART_TEAM_ALL, ".");
+  int k = 0, first = 0;
+  for (int h = 0; h < c.hosts; ++h) {
+    size_t len = strlen(c.name[h]);
+    for (int left = c.units[h]; left > 0; ++k) {
+      int here = p > 0 && p < left ? p : left;
+      TEST_ASSERT(k < root->num_domains);
+      dart_domain_locality_t *node = root->children[k];
+      TEST_EQ(node->scope, DART_LOCALITY_SCOPE_NODE);
+      TEST_EQ(node->num_units, here);
+      for (int i = 0; i < here; ++i) {
+        TEST_EQ(node->unit_ids[i].id, first + i);
+        TEST_EQ(l->node_of[first + i], k);
+        dart_unit_locality_t *loc = NULL;
+        TEST_OK(dart_unit_locality(DART_TEAM_ALL,
+                                   DART_TEAM_UNIT_ID(first + i), &loc));
+        TEST_ASSERT(strcmp(loc->hwinfo.host, node->host) == 0);
+      }
+      if (here == c.units[h]) {
+        TEST_ASSERT(strcmp(node->host, c.name[h]) == 0);
+      } else {
+        TEST_ASSERT(strncmp(node->host, c.name[h], len) == 0 &&
+                    node->host[len] == '-');
+      }
+      first += here;
+      left -= here;
+    }
+  }
+  TEST_EQ(first, l->n);
+  TEST_EQ(k, l->nodes);
+  TEST_EQ(root->num_nodes, k);
+  TEST_EQ(root->num_domains, k);
 }
 
 static void check_split(const struct layout *l)
@@ -308,6 +357,7 @@ int main(int argc, char **argv)
 
   /* Available right after dart_init; init on DART_TEAM_ALL is harmless. */
   check_team_all(&l);
+  check_cluster(&l, me.id);
   TEST_OK(dart_team_locality_init(DART_TEAM_ALL));
   check_team_all(&l);
   check_split(&l);

@@ -1,13 +1,17 @@
 /* White-box: each team's node structure (shared-memory sub-communicator,
  * node roots, translation arrays, window) against an independent view
  * of which units share a node, computed here straight from MPI and the
- * documented simulated-node switch. */
+ * documented simulated-node switch; across the virtual cluster
+ * (test_cluster.h) also against the hosts the run was launched on. */
 #include "test_assert.h"
+#include "test_cluster.h"
 #include "test_nodes.h"
 #include "mpi/runtime.h"
 #include "mpi/team.h"
+#include "mpi/unit_records.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 
 static void check_team(dart_team_t id, const long long *keys)
@@ -60,17 +64,55 @@ int main(int argc, char **argv)
   long long *keys = test_node_keys(runtime.size);
 
   check_team(DART_TEAM_ALL, keys);
-  /* With cliques or the switch set, DART_TEAM_ALL must really span nodes. */
+  /* Real hosts: one per entry of the cluster layout (one outside it), and
+   * MPI's shared-memory split agrees with that layout. */
+  struct test_cluster cluster;
+  int hosts = test_cluster_get(&cluster);
+  if (hosts > 0) {
+    test_cluster_check_self(&cluster, runtime.myid, runtime.size);
+    for (int u = 0; u < runtime.size; ++u) {
+      int same_host = test_cluster_host_of(&cluster, u) ==
+                      test_cluster_host_of(&cluster, runtime.myid);
+      TEST_EQ(keys[u] / 100000 == keys[runtime.myid] / 100000, same_host);
+    }
+  } else {
+    hosts = 1;
+    cluster.units[0] = runtime.size;
+  }
+  /* With cliques or the switch set, DART_TEAM_ALL must really span nodes:
+   * the switch cuts each host's units into nodes of p. */
   const char *cliques = getenv("MPIR_CVAR_NUM_CLIQUES");
   const char *per_node = getenv("DART_UNITS_PER_NODE");
   struct team *all = team_lookup(DART_TEAM_ALL);
   if (per_node != NULL) {
-    int p = atoi(per_node);
-    TEST_EQ(all->num_nodes, (runtime.size + p - 1) / p);
+    int p = atoi(per_node), expected = 0;
+    for (int h = 0; h < hosts; ++h) {
+      expected += (cluster.units[h] + p - 1) / p;
+    }
+    TEST_EQ(all->num_nodes, expected);
   } else if (cliques != NULL && runtime.size > 1) {
     TEST_ASSERT(all->num_nodes > 1);
   } else if (cliques == NULL) {
-    TEST_EQ(all->num_nodes, 1);
+    TEST_EQ(all->num_nodes, hosts);
+  }
+  /* The bootstrap's records say the same: node, its size, the host name. */
+  TEST_EQ(unit_records_num_nodes(), all->num_nodes);
+  for (int u = 0; u < runtime.size; ++u) {
+    struct unit_record r;
+    TEST_OK(unit_record_get(u, &r));
+    TEST_EQ(r.unit, u);
+    int same = keys[u] == keys[runtime.myid];
+    TEST_EQ(r.node_id == all->my_node, same);
+    if (same) {
+      TEST_EQ(r.node_size, all->node_size);
+    }
+    if (cluster.name[0][0] != '\0') {
+      const char *host = cluster.name[test_cluster_host_of(&cluster, u)];
+      size_t len = strlen(host);
+      TEST_ASSERT(strncmp(r.hwinfo.host, host, len) == 0);
+      TEST_ASSERT(r.hwinfo.host[len] == '\0' ||
+                  (per_node != NULL && r.hwinfo.host[len] == '-'));
+    }
   }
 
   /* Sub-teams: the odd units, and a clone of everything. */
