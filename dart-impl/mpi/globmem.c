@@ -38,12 +38,10 @@ static const bool window_per_segment = true;
 static const bool window_per_segment = false;
 #endif
 
-static void segment_free_memory(struct team *team, struct segment *seg)
+/* The collective part of freeing a segment: its own windows (MPI_Win_free
+ * is collective over the team or node), then the memory. */
+static void segment_free_windows(struct team *team, struct segment *seg)
 {
-  target_forget_all();
-  if (seg->attached) {
-    MPI_Win_detach(seg->win, seg->my_base);
-  }
   if (seg->owns_win) {
     MPI_Win_unlock_all(seg->win);
     MPI_Win_free(&seg->win);
@@ -51,9 +49,6 @@ static void segment_free_memory(struct team *team, struct segment *seg)
   if (seg->shm_win != MPI_WIN_NULL) {
     MPI_Win_free(&seg->shm_win);
   }
-  rma_targets_free(&seg->rma_targets);
-  free(seg->sizes);
-  free(seg->disps);
   if (seg->mapped_bytes > 0) {
     pool_memory_unmap(seg->node_bases, team->node_size, seg->mapped_bytes);
   } else {
@@ -62,22 +57,117 @@ static void segment_free_memory(struct team *team, struct segment *seg)
   free(seg);
 }
 
+/* The local part, at once: no cached target may reach the segment again,
+ * and registered memory is no longer exposed (MPI_Win_detach is local). */
+static void segment_free_local(struct segment *seg)
+{
+  target_forget_all();
+  if (seg->attached) {
+    MPI_Win_detach(seg->win, seg->my_base);
+    seg->attached = false;
+  }
+  rma_targets_free(&seg->rma_targets);
+  free(seg->sizes);
+  free(seg->disps);
+  seg->sizes = NULL;
+  seg->disps = NULL;
+}
+
+static void segment_free_memory(struct team *team, struct segment *seg)
+{
+  segment_free_local(seg);
+  segment_free_windows(team, seg);
+}
+
+/* Order of the collective frees: by segment id, the same on every member
+ * whatever order the application freed the segments in. */
+static int by_id(const void *a, const void *b)
+{
+  int x = (*(struct segment *const *)a)->id;
+  int y = (*(struct segment *const *)b)->id;
+  return (x > y) - (x < y);
+}
+
+/* Collective: the windows of every retired segment, plus `extra` (the
+ * team's live segments at teardown, or none), in id order. */
+static void free_in_id_order(struct team *team, struct segment **extra,
+                             int n_extra)
+{
+  struct segment_table *t = &team->segments;
+  int n = n_extra;
+  for (struct segment *s = t->retired; s != NULL; s = s->next_retired) {
+    ++n;
+  }
+  if (n == 0) {
+    return;
+  }
+  struct segment **all = malloc((size_t)n * sizeof *all);
+  if (all == NULL) {
+    /* Without the list the order cannot be agreed: free in list order and
+     * say so, as the members may now wait in different windows. */
+    report_error(DART_ERR_NOMEM, __func__, "out of memory ordering %d "
+                 "segment frees of team %d", n, (int)team->id);
+    for (int i = 0; i < n_extra; ++i) {
+      segment_free_memory(team, extra[i]);
+    }
+    while (t->retired != NULL) {
+      struct segment *s = t->retired;
+      t->retired = s->next_retired;
+      segment_free_windows(team, s);
+    }
+    return;
+  }
+  int k = 0;
+  for (int i = 0; i < n_extra; ++i) {
+    segment_free_local(extra[i]);
+    all[k++] = extra[i];
+  }
+  for (struct segment *s = t->retired; s != NULL; s = s->next_retired) {
+    all[k++] = s;
+  }
+  t->retired = NULL;
+  qsort(all, (size_t)n, sizeof *all, by_id);
+  for (int i = 0; i < n; ++i) {
+    segment_free_windows(team, all[i]);
+  }
+  free(all);
+}
+
 void team_segments_free(struct team *team)
 {
   struct segment_table *t = &team->segments;
   if (t->local_pool != NULL) {
     segment_free_memory(team, t->local_pool);
   }
+  int n = 0;
+  for (int i = 1; i < t->positive_cap; ++i) {
+    n += t->positive[i] != NULL;
+  }
+  for (int i = 1; i < t->negative_cap; ++i) {
+    n += t->negative[i] != NULL;
+  }
+  struct segment **live = malloc((size_t)(n > 0 ? n : 1) * sizeof *live);
+  int k = 0;
   for (int i = 1; i < t->positive_cap; ++i) {
     if (t->positive[i] != NULL) {
-      segment_free_memory(team, t->positive[i]);
+      if (live != NULL) {
+        live[k++] = t->positive[i];
+      } else {
+        segment_free_memory(team, t->positive[i]);
+      }
     }
   }
   for (int i = 1; i < t->negative_cap; ++i) {
     if (t->negative[i] != NULL) {
-      segment_free_memory(team, t->negative[i]);
+      if (live != NULL) {
+        live[k++] = t->negative[i];
+      } else {
+        segment_free_memory(team, t->negative[i]);
+      }
     }
   }
+  free_in_id_order(team, live, k);
+  free(live);
   segment_table_free(t);
 }
 
@@ -251,6 +341,10 @@ static dart_ret_t begin_segment(const char *call, dart_team_t teamid,
   (*seg)->win = MPI_WIN_NULL;
   (*seg)->registered = registered;
   (*seg)->my_size = bytes;
+  /* Every member has freed the same segments by now (collective calls
+   * are ordered), so the deferred window frees line up; the gate above
+   * keeps lock requests served while they run. */
+  free_in_id_order(*team, NULL, 0);
   (*seg)->id = segment_id_take(&(*team)->segments, registered);
   if ((*seg)->id == 0) {
     free(*seg);
@@ -387,13 +481,18 @@ static dart_ret_t free_segment(const char *call, dart_gptr_t gptr,
                         registered ? "registered" : "allocated",
                         (int)gptr.segid, (int)gptr.teamid);
   }
-  /* Polled gate in front of the blocking window frees (team_sync.h). */
-  int gate_err = team_sync_gate(team->comm);
-  if (gate_err != MPI_SUCCESS) {
-    return report_mpi_error(call, "MPI_Ibarrier", gate_err);
-  }
+  /* Local: the blocking window frees wait for the team's next
+   * allocation or teardown, behind their polled gates (team_sync.h). */
   segment_remove(&team->segments, seg->id);
-  segment_free_memory(team, seg);
+  segment_free_local(seg);
+  if (!seg->owns_win && seg->shm_win == MPI_WIN_NULL) {
+    segment_free_windows(team, seg); /* nothing collective left */
+  } else {
+    /* MPI_Win_free is collective, and members may free their segments in
+     * different orders: defer it to the next point where all agree. */
+    seg->next_retired = team->segments.retired;
+    team->segments.retired = seg;
+  }
   return DART_OK;
 }
 

@@ -1,36 +1,46 @@
 #include "segment.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int id_push(struct id_pool *pool, int16_t id)
+static int id_push(struct id_pool *pool, int16_t id, uint32_t epoch)
 {
   if (pool->count == pool->capacity) {
     int cap = pool->capacity < 16 ? 16 : 2 * pool->capacity;
-    int16_t *ring = malloc((size_t)cap * sizeof *ring);
-    if (ring == NULL) {
+    struct freed_id *grown = realloc(pool->freed,
+                                     (size_t)cap * sizeof *grown);
+    if (grown == NULL) {
       return -1;
     }
-    for (int i = 0; i < pool->count; ++i) {
-      ring[i] = pool->freed[(pool->head + i) % pool->capacity];
-    }
-    free(pool->freed);
-    pool->freed = ring;
-    pool->head = 0;
+    pool->freed = grown;
     pool->capacity = cap;
   }
-  pool->freed[(pool->head + pool->count) % pool->capacity] = id;
-  pool->count++;
+  pool->freed[pool->count++] = (struct freed_id){ id, epoch };
   return 0;
+}
+
+static bool older(struct freed_id a, struct freed_id b)
+{
+  if (a.epoch != b.epoch) {
+    return a.epoch < b.epoch;
+  }
+  return abs(a.id) < abs(b.id);
 }
 
 int16_t segment_id_take(struct segment_table *t, bool registered)
 {
   struct id_pool *pool = registered ? &t->negative_ids : &t->positive_ids;
+  t->epoch++;
   if (pool->count > 0) {
-    int16_t id = pool->freed[pool->head];
-    pool->head = (pool->head + 1) % pool->capacity;
-    pool->count--;
+    int best = 0;
+    for (int i = 1; i < pool->count; ++i) {
+      if (older(pool->freed[i], pool->freed[best])) {
+        best = i;
+      }
+    }
+    int16_t id = pool->freed[best].id;
+    pool->freed[best] = pool->freed[--pool->count];
     return id;
   }
   int magnitude = pool->next + 1;
@@ -47,8 +57,8 @@ void segment_id_return(struct segment_table *t, int16_t segid)
     return; /* the local pool's id is not pooled */
   }
   struct id_pool *pool = segid < 0 ? &t->negative_ids : &t->positive_ids;
-  /* Out of memory for the ring only loses the id for reuse. */
-  (void)id_push(pool, segid);
+  /* Out of memory for the list only loses the id for reuse. */
+  (void)id_push(pool, segid, t->epoch);
 }
 
 static int grow(struct segment ***slots, int *cap, int index)

@@ -37,16 +37,25 @@ struct segment {
   atomic_ulong rma_flushed;
   atomic_ulong rma_flushed_local;
   struct rma_targets rma_targets; /* which units those went to */
+  struct segment    *next_retired;
 };
 
 /* Ids agree across members without messages: every member runs the same
- * sequence of collective allocations and frees, and takes the next id
- * from the same deterministic state. Freed ids come back least recently
- * freed first, so a stale gptr rarely meets a new segment. */
+ * collective allocations, and between two of them frees the same set of
+ * segments, though not necessarily in the same order (a container library
+ * frees in the order of its local addresses). So the next id depends only
+ * on that set: the freed id with the oldest epoch (allocations taken
+ * before it was freed), the smallest one among equals. Old ids come back
+ * first, so a stale gptr rarely meets a new segment. */
+struct freed_id {
+  int16_t  id;
+  uint32_t epoch;
+};
+
 struct id_pool {
-  int      next;        /* magnitude of the next never-used id */
-  int16_t *freed;       /* FIFO ring of freed ids */
-  int      head, count, capacity;
+  int              next;   /* magnitude of the next never-used id */
+  struct freed_id *freed;  /* unordered; taken by (epoch, magnitude) */
+  int              count, capacity;
 };
 
 struct segment_table {
@@ -55,6 +64,11 @@ struct segment_table {
   struct segment **negative; /* index -segid (< 0) */
   int              positive_cap, negative_cap;
   struct id_pool   positive_ids, negative_ids;
+  uint32_t         epoch;    /* ids taken so far */
+  /* Freed segments whose MPI windows still wait for their collective
+   * MPI_Win_free: it runs at the team's next collective allocation or
+   * teardown, in id order on every member (globmem.c). */
+  struct segment  *retired;
 };
 
 /* The live segment `segid` of the table, or NULL. */

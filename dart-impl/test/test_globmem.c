@@ -331,8 +331,10 @@ static dart_gptr_t alloc_bytes(dart_team_t team, size_t bytes)
 }
 
 /* On a fresh team (a copy of DART_TEAM_ALL), so the free-id history is
- * known: live ids differ, and freed ids come back least recently freed
- * first, for allocations and registrations alike. */
+ * known: live ids differ, and freed ids come back oldest free first
+ * (counted in allocations), the smallest among those freed between the
+ * same two allocations, whatever order they were freed in: for
+ * allocations and registrations alike (segment.h). */
 static void test_segment_id_reuse(void)
 {
   STAGE("segment ids on a fresh team");
@@ -355,13 +357,18 @@ static void test_segment_id_reuse(void)
               a.segid != c.segid);
 
   S_OK(dart_barrier(team));
-  S_OK(dart_team_memfree(c));
-  S_OK(dart_team_memfree(a));
+  /* Freed in opposite orders on even and odd units. */
+  dart_team_unit_t tme;
+  S_OK(dart_team_myid(team, &tme));
+  S_OK(dart_team_memfree(tme.id % 2 ? a : c));
+  S_OK(dart_team_memfree(tme.id % 2 ? c : a));
   dart_gptr_t x = alloc_bytes(team, 32), y = alloc_bytes(team, 8);
-  STAGE("segment ids: freed %d then %d, got %d then %d", (int)c.segid,
+  STAGE("segment ids: freed %d and %d, got %d then %d", (int)c.segid,
         (int)a.segid, (int)x.segid, (int)y.segid);
-  TEST_EQ(x.segid, c.segid);
-  TEST_EQ(y.segid, a.segid);
+  TEST_EQ(x.segid, a.segid < c.segid ? a.segid : c.segid);
+  TEST_EQ(y.segid, a.segid < c.segid ? c.segid : a.segid);
+  check_same_everywhere(__LINE__, team, n, x);
+  check_same_everywhere(__LINE__, team, n, y);
   dart_gptr_t z = alloc_bytes(team, 8);
   TEST_ASSERT(z.segid > 0 && z.segid != b.segid && z.segid != x.segid &&
               z.segid != y.segid);
@@ -379,11 +386,15 @@ static void test_segment_id_reuse(void)
   TEST_ASSERT(r1.segid != r2.segid && r2.segid != r3.segid &&
               r1.segid != r3.segid);
   S_OK(dart_barrier(team));
+  /* r2 freed an allocation earlier than r1: it comes back first even
+   * though its id is not the smallest. */
   S_OK(dart_team_memderegister(r2));
-  S_OK(dart_team_memderegister(r1));
   int16_t first_freed = r2.segid, second_freed = r1.segid;
+  dart_gptr_t between = alloc_bytes(team, 8);
+  S_OK(dart_team_memderegister(r1));
   S_OK(dart_team_memregister(team, 4, DART_TYPE_LONG, buf2, &r4));
   S_OK(dart_team_memregister(team, 4, DART_TYPE_LONG, buf1, &r1));
+  S_OK(dart_team_memfree(between));
   STAGE("registered ids: freed %d then %d, got %d then %d",
         (int)first_freed, (int)second_freed, (int)r4.segid, (int)r1.segid);
   TEST_EQ(r4.segid, first_freed);

@@ -1,0 +1,169 @@
+/* Segments freed in a different order on every unit: a C++ container
+ * library keeps its segments sorted by local address and deregisters them
+ * in that order, which differs from unit to unit. Every round registers
+ * (or allocates) N segments, runs atomics on all of them, then frees them
+ * in a per-unit permutation. No call may hang and the next round's
+ * registrations must succeed with ids that every unit agrees on. */
+#include "test_assert.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEGMENTS 6
+#define ROUNDS   5
+
+/* A permutation of 0..n-1 that depends on the unit and the round (fixed
+ * seed, so a failure repeats). */
+static void permutation(int *p, int n, int unit, int round)
+{
+  for (int i = 0; i < n; ++i) {
+    p[i] = i;
+  }
+  unsigned state = 2654435761u * (unsigned)(unit + 1) + 40503u * (unsigned)round;
+  for (int i = n - 1; i > 0; --i) {
+    state = state * 1103515245u + 12345u;
+    int j = (int)((state >> 16) % (unsigned)(i + 1));
+    int tmp = p[i];
+    p[i] = p[j];
+    p[j] = tmp;
+  }
+}
+
+/* Every unit adds (its id + 1) to word 0 of every unit's portion of every
+ * segment; afterwards each portion holds the sum over all units. */
+static void atomics_on(const dart_gptr_t *seg, int n, int me, int units,
+                       long *const *local)
+{
+  for (int s = 0; s < n; ++s) {
+    for (int u = 0; u < units; ++u) {
+      dart_gptr_t g = seg[s];
+      g.unitid = u;
+      long add = me + 1, old = -1;
+      TEST_OK(dart_fetch_and_op(g, &add, &old, DART_TYPE_LONG, DART_OP_SUM));
+      TEST_OK(dart_flush(g));
+      TEST_ASSERT(old >= 0);
+    }
+  }
+  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  long want = (long)units * (units + 1) / 2;
+  for (int s = 0; s < n; ++s) {
+    long got = -1;
+    if (local != NULL) {
+      got = __atomic_load_n(&local[s][0], __ATOMIC_SEQ_CST);
+    } else {
+      dart_gptr_t g = seg[s];
+      g.unitid = me;
+      TEST_OK(dart_get_blocking(&got, g, 1, DART_TYPE_LONG, DART_TYPE_LONG));
+    }
+    TEST_EQ(got, want);
+  }
+  TEST_OK(dart_barrier(DART_TEAM_ALL));
+}
+
+static void registered_rounds(int me, int units)
+{
+  long *buf[SEGMENTS];
+  for (int s = 0; s < SEGMENTS; ++s) {
+    buf[s] = NULL;
+  }
+  for (int round = 0; round < ROUNDS; ++round) {
+    dart_gptr_t seg[SEGMENTS];
+    for (int s = 0; s < SEGMENTS; ++s) {
+      buf[s] = calloc(4 + (size_t)s, sizeof(long));
+      TEST_ASSERT(buf[s] != NULL);
+      TEST_OK(dart_team_memregister(DART_TEAM_ALL, 4 + (size_t)s,
+                                    DART_TYPE_LONG, buf[s], &seg[s]));
+    }
+    TEST_OK(dart_barrier(DART_TEAM_ALL));
+    atomics_on(seg, SEGMENTS, me, units, buf);
+    int order[SEGMENTS];
+    permutation(order, SEGMENTS, me, round);
+    for (int i = 0; i < SEGMENTS; ++i) {
+      TEST_OK(dart_team_memderegister(seg[order[i]]));
+    }
+    for (int s = 0; s < SEGMENTS; ++s) {
+      free(buf[s]);
+    }
+  }
+}
+
+static void allocated_rounds(int me, int units)
+{
+  for (int round = 0; round < ROUNDS; ++round) {
+    dart_gptr_t seg[SEGMENTS];
+    for (int s = 0; s < SEGMENTS; ++s) {
+      TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 4 + (size_t)s,
+                                         DART_TYPE_LONG, &seg[s]));
+      dart_gptr_t mine = seg[s];
+      mine.unitid = me;
+      long zero = 0;
+      TEST_OK(dart_put_blocking(mine, &zero, 1, DART_TYPE_LONG,
+                                DART_TYPE_LONG));
+    }
+    TEST_OK(dart_barrier(DART_TEAM_ALL));
+    atomics_on(seg, SEGMENTS, me, units, NULL);
+    int order[SEGMENTS];
+    permutation(order, SEGMENTS, me, round + 100);
+    for (int i = 0; i < SEGMENTS; ++i) {
+      TEST_OK(dart_team_memfree(seg[order[i]]));
+    }
+  }
+}
+
+/* Mixed: frees of one kind in one order interleaved with the other kind,
+ * then a team destroyed with segments freed in different orders. */
+static void team_rounds(int me, int units)
+{
+  for (int round = 0; round < 2; ++round) {
+    dart_team_t team = DART_TEAM_NULL;
+    TEST_OK(dart_team_clone(DART_TEAM_ALL, &team));
+    long buf[SEGMENTS][4];
+    memset(buf, 0, sizeof buf);
+    dart_gptr_t seg[2 * SEGMENTS];
+    for (int s = 0; s < SEGMENTS; ++s) {
+      TEST_OK(dart_team_memregister(team, 4, DART_TYPE_LONG, buf[s],
+                                    &seg[s]));
+      TEST_OK(dart_team_memalloc_aligned(team, 4, DART_TYPE_LONG,
+                                         &seg[SEGMENTS + s]));
+    }
+    TEST_OK(dart_barrier(team));
+    int order[2 * SEGMENTS];
+    permutation(order, 2 * SEGMENTS, me, round + 200);
+    for (int i = 0; i < 2 * SEGMENTS; ++i) {
+      int s = order[i];
+      /* Half of them stay for dart_team_destroy to free. */
+      if (s % 2 == 0) {
+        continue;
+      }
+      if (s < SEGMENTS) {
+        TEST_OK(dart_team_memderegister(seg[s]));
+      } else {
+        TEST_OK(dart_team_memfree(seg[s]));
+      }
+    }
+    TEST_OK(dart_team_destroy(&team));
+  }
+  (void)units;
+}
+
+int main(int argc, char **argv)
+{
+  TEST_OK(dart_init(&argc, &argv));
+  dart_global_unit_t me;
+  size_t units;
+  TEST_OK(dart_myid(&me));
+  TEST_OK(dart_size(&units));
+  registered_rounds(me.id, (int)units);
+  allocated_rounds(me.id, (int)units);
+  team_rounds(me.id, (int)units);
+  /* Afterwards a registration still works and its id is agreed on. */
+  long tail[2] = { 0, 0 };
+  dart_gptr_t g;
+  TEST_OK(dart_team_memregister(DART_TEAM_ALL, 2, DART_TYPE_LONG, tail, &g));
+  atomics_on(&g, 1, me.id, (int)units, (long *const[]){ tail });
+  TEST_OK(dart_team_memderegister(g));
+  test_report_pass("test_segment_order");
+  TEST_OK(dart_exit());
+  return 0;
+}
