@@ -33,11 +33,22 @@ project(hello C)
 find_package(dart REQUIRED)
 add_executable(hello hello.c)
 target_link_libraries(hello PRIVATE dart::dart)
+# The names a C++ library on top links to and launches with.
+add_executable(hello-mpi hello.c)
+target_link_libraries(hello-mpi PRIVATE dart-mpi)
+file(WRITE ${CMAKE_BINARY_DIR}/mpiexec.txt "${DART_MPIEXEC_EXECUTABLE}")
 CM
 cmake -S "$scratch/app" -B "$scratch/app/build" \
       -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$scratch/app/build" >/dev/null
+pc_mpiexec="$(pkg-config --variable=mpiexec dart)"
+cmake_mpiexec="$(cat "$scratch/app/build/mpiexec.txt")"
+if [ "$pc_mpiexec" != "$mpiexec" ] || [ "$cmake_mpiexec" != "$mpiexec" ]; then
+  echo "launcher: pkg-config '$pc_mpiexec', CMake '$cmake_mpiexec', built with '$mpiexec'" >&2
+  exit 1
+fi
 
 "$mpiexec" -n 4 "$scratch/hello-pc"
 "$mpiexec" -n 4 "$scratch/app/build/hello"
+"$cmake_mpiexec" -n 2 "$scratch/app/build/hello-mpi"
 echo "install check passed"
