@@ -137,6 +137,21 @@ dart_ret_t dart_memfree(dart_gptr_t gptr) DART_NOTHROW;
 
 /* ----------------------------------------------------------------------
  * Collective allocation and registration
+ *
+ * dart_team_memalloc_aligned, dart_team_memregister(_aligned),
+ * dart_team_memfree and dart_team_memderegister are collective over the
+ * team: every member makes the call, and every member gets the same
+ * segment id back from an allocation or registration.
+ *
+ * Ordering freedom: between two allocations or registrations on a team,
+ * members may free or deregister that team's segments in different
+ * orders (a container that keeps its segments sorted by local address
+ * does). A free returns without waiting for the other members; the MPI
+ * windows behind the segment are released at the team's next allocation,
+ * registration or destruction (or dart_exit), in the same order on every
+ * member. The set of segments freed before each allocation must be the
+ * same on every member. After a free, every call with a gptr of the
+ * segment returns DART_ERR_INVAL.
  * ---------------------------------------------------------------------- */
 
 dart_ret_t dart_team_memalloc_aligned(
