@@ -239,8 +239,9 @@ static int mpi_compare_and_swap(const char *call, const struct target *t,
   if (!runtime.mpi_cas_works) {
     *ret = report_error(DART_ERR_OTHER, call,
                         "compare-and-swap through MPI is disabled: Open "
-                        "MPI's default one-sided component crashes in it "
-                        "(ompi #11349); run with OMPI_MCA_osc=sm,ucx");
+                        "MPI serves DART's windows with osc/rdma, which "
+                        "crashes in it (ompi #11349); start MPI with "
+                        "OMPI_MCA_osc=sm,ucx");
     return MPI_SUCCESS;
   }
   size_t bytes = datatype_get(dtype)->base_size;
@@ -389,6 +390,17 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
     return DART_OK;
   case PATH_MPI:
     break;
+  }
+  if (!runtime.mpi_cas_works) {
+    /* Open MPI's osc/rdma (init.c mpi_compare_and_swap_works) also gets
+     * accumulates wrong between nodes: LAND, LOR and unsigned MIN gave
+     * wrong final values in test_atomics. Refused, never silently
+     * wrong. */
+    return report_error(DART_ERR_OTHER, call,
+                        "atomics through MPI are disabled: Open MPI serves "
+                        "DART's windows with osc/rdma, whose accumulates "
+                        "and compare-and-swap are wrong or crash; start "
+                        "MPI with OMPI_MCA_osc=sm,ucx");
   }
   if (result == NULL && op == DART_OP_NO_OP) {
     /* MPI_NO_OP is valid in MPI_Fetch_and_op / MPI_Get_accumulate only

@@ -63,15 +63,33 @@ static dart_ret_t start_mpi(const char *call, int *argc, char ***argv,
   return DART_OK;
 }
 
-/* Whether MPI_Compare_and_swap can be used (see start_mpi). */
-static bool mpi_compare_and_swap_works(void)
+/* Whether MPI_Compare_and_swap can be used, asked of MPI itself rather
+ * than of the environment: the application may have started MPI, or
+ * chosen the one-sided component on mpiexec's command line. Open MPI
+ * names a window "<component> window <n>", so a probe dynamic window (the
+ * kind DART's segments use) tells which component serves them. osc/rdma,
+ * Open MPI's default on one host, crashes the target of a contended
+ * MPI_Compare_and_swap (ompi #11349; dart-impl/test/quirk_ompi_rdma_cas.c
+ * shows it); osc/ucx and osc/pt2pt do not. Collective over `world`. */
+static bool mpi_compare_and_swap_works(MPI_Comm world)
 {
-#ifdef OPEN_MPI
-  const char *osc = getenv("OMPI_MCA_osc");
-  return osc != NULL && osc[0] != '^' && strstr(osc, "ucx") != NULL;
-#else
-  return true;
-#endif
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  if (MPI_Get_library_version(version, &len) != MPI_SUCCESS ||
+      strncmp(version, "Open MPI", 8) != 0) {
+    return true;
+  }
+  MPI_Win probe = MPI_WIN_NULL;
+  char name[MPI_MAX_OBJECT_NAME] = "";
+  if (MPI_Win_create_dynamic(MPI_INFO_NULL, world, &probe) == MPI_SUCCESS) {
+    MPI_Win_get_name(probe, name, &len);
+    MPI_Win_free(&probe);
+  }
+  bool rdma = strncmp(name, "rdma ", 5) == 0;
+  LOG_DEBUG("dart_init", "Open MPI serves dynamic windows with osc/%.*s%s",
+            (int)strcspn(name, " "), name,
+            rdma ? ": compare-and-swap through MPI is off" : "");
+  return !rdma;
 }
 
 static void stop_mpi(void)
@@ -98,7 +116,6 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
     return ret;
   }
   runtime.env = env;
-  runtime.mpi_cas_works = mpi_compare_and_swap_works();
   /* Before any RMA: whether this MPI needs its one-sided calls
    * serialized at the granted thread level (mpi_serialize.h). */
   mpi_serialize_setup(runtime.thread_level);
@@ -113,6 +130,7 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
   MPI_Comm_rank(world, &runtime.myid);
   MPI_Comm_size(world, &runtime.size);
   log_set_unit(runtime.myid);
+  runtime.mpi_cas_works = mpi_compare_and_swap_works(world);
 
   void *tag_ub = NULL;
   int flag = 0;
