@@ -13,6 +13,7 @@
 
 #include <dash/dart/if/dart_globmem.h>
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,7 @@ static void segment_free_windows(struct team *team, struct segment *seg)
   } else {
     free(seg->node_bases);
   }
+  free(seg->private_mem);
   free(seg);
 }
 
@@ -354,6 +356,39 @@ static dart_ret_t begin_segment(const char *call, dart_team_t teamid,
   return DART_OK;
 }
 
+/* Collective: a segment whose portions are private memory attached to the
+ * team's window, for an MPI that cannot allocate shared windows (Open MPI
+ * with OMPI_MCA_osc lacking sm): node peers then reach it through MPI
+ * RMA, like a registered segment. */
+static dart_ret_t allocate_private(const char *call, struct team *team,
+                                   struct segment *seg, dart_gptr_t *gptr)
+{
+  size_t bytes = (seg->my_size + PORTION_ALIGN) & ~(size_t)(PORTION_ALIGN - 1);
+  seg->private_mem = aligned_alloc(PORTION_ALIGN, bytes);
+  if (seg->private_mem == NULL) {
+    segment_id_return(&team->segments, seg->id);
+    segment_free_memory(team, seg);
+    return report_error(DART_ERR_NOMEM, call, "out of memory for a %zu-byte "
+                        "portion", seg->my_size);
+  }
+  seg->my_base = seg->private_mem;
+  return publish_segment(call, team, seg, gptr);
+}
+
+/* Said once per process: why node peers lose load/store access. */
+static void warn_no_shared_windows(const char *call, int err)
+{
+  static atomic_flag said = ATOMIC_FLAG_INIT;
+  if (!atomic_flag_test_and_set(&said)) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(err, text, &len);
+    LOG_WARN(call, "MPI_Win_allocate_shared failed (%s): team memory is "
+             "private and node peers reach it through MPI RMA; with Open "
+             "MPI, add sm to OMPI_MCA_osc (e.g. sm,ucx)", text);
+  }
+}
+
 /* Collective: the node-shared memory of a new segment (its id set),
  * nested into the team's dynamic window. */
 static dart_ret_t allocate_shared(const char *call, struct team *team,
@@ -371,8 +406,13 @@ static dart_ret_t allocate_shared(const char *call, struct team *team,
   int err = MPI_Win_allocate_shared(request, 1, info, team->node_comm, &raw,
                                     &seg->shm_win);
   MPI_Info_free(&info);
+  if (err != MPI_SUCCESS) {
+    seg->shm_win = MPI_WIN_NULL;
+    warn_no_shared_windows(call, err);
+    return allocate_private(call, team, seg, gptr);
+  }
   seg->node_bases = malloc((size_t)team->node_size * sizeof(char *));
-  if (err != MPI_SUCCESS || seg->node_bases == NULL) {
+  if (seg->node_bases == NULL) {
     if (err == MPI_SUCCESS) {
       ret = report_error(DART_ERR_NOMEM, call, "out of memory");
     } else {

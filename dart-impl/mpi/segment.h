@@ -25,6 +25,8 @@ struct segment {
                               mapping of this size, unmapped with it */
   char      *my_base;
   size_t     my_size;
+  char      *private_mem; /* my portion when the MPI has no shared windows
+                             (globmem.c allocate_private), else NULL */
   MPI_Win    win;        /* dynamic window my portion is attached to: the
                             team's, or the segment's own (owns_win);
                             MPI_WIN_NULL in one-unit teams */
