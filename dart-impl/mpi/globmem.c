@@ -361,18 +361,22 @@ static dart_ret_t begin_segment(const char *call, dart_team_t teamid,
  * with OMPI_MCA_osc lacking sm): node peers then reach it through MPI
  * RMA, like a registered segment. */
 static dart_ret_t allocate_private(const char *call, struct team *team,
-                                   struct segment *seg, dart_gptr_t *gptr)
+                                   struct segment *seg, dart_gptr_t *gptr,
+                                   dart_ret_t local_err)
 {
   size_t bytes = (seg->my_size + PORTION_ALIGN) & ~(size_t)(PORTION_ALIGN - 1);
   seg->private_mem = aligned_alloc(PORTION_ALIGN, bytes);
   if (seg->private_mem == NULL) {
-    segment_id_return(&team->segments, seg->id);
-    segment_free_memory(team, seg);
-    return report_error(DART_ERR_NOMEM, call, "out of memory for a %zu-byte "
-                        "portion", seg->my_size);
+    /* The other members are on their way to the exchange: go there with
+     * an empty portion and make the allocation fail everywhere. */
+    dart_ret_t ret = report_error(DART_ERR_NOMEM, call, "out of memory for "
+                                  "a %zu-byte portion", seg->my_size);
+    seg->my_size = 0;
+    return publish_segment(call, team, seg, gptr,
+                           local_err != DART_OK ? local_err : ret);
   }
   seg->my_base = seg->private_mem;
-  return publish_segment(call, team, seg, gptr);
+  return publish_segment(call, team, seg, gptr, local_err);
 }
 
 /* Said once per process: why node peers lose load/store access. */
@@ -409,16 +413,11 @@ static dart_ret_t allocate_shared(const char *call, struct team *team,
   if (err != MPI_SUCCESS) {
     seg->shm_win = MPI_WIN_NULL;
     warn_no_shared_windows(call, err);
-    return allocate_private(call, team, seg, gptr);
+    return allocate_private(call, team, seg, gptr, local_err);
   }
   seg->node_bases = malloc((size_t)team->node_size * sizeof(char *));
   if (seg->node_bases == NULL) {
-    if (err == MPI_SUCCESS) {
-      ret = report_error(DART_ERR_NOMEM, call, "out of memory");
-    } else {
-      seg->shm_win = MPI_WIN_NULL;
-      ret = report_mpi_error(call, "MPI_Win_allocate_shared", err);
-    }
+    ret = report_error(DART_ERR_NOMEM, call, "out of memory");
     /* Members on other nodes are on their way to the exchange: go there
      * with an empty portion and make the allocation fail everywhere. */
     free(seg->node_bases);
