@@ -46,13 +46,10 @@ static dart_ret_t check_count(const char *call, const char *what,
                               &bytes);
 }
 
-/* Every collective is a non-blocking MPI collective completed here: a
- * unit waiting in it keeps serving the hybrid locks homed at it
- * (team_sync.h, lock_progress.c); MPI_Wait when there are none. */
-static int polled(int err, MPI_Request *request)
-{
-  return err == MPI_SUCCESS ? team_sync_wait(request) : err;
-}
+/* Every collective is a non-blocking MPI collective completed by a
+ * polled wait: a unit waiting in it keeps serving the hybrid locks homed
+ * at it (team_sync.h, lock_progress.c); MPI_Wait when there are none. */
+#define polled team_sync_complete
 
 /* Runs an MPI call with `n` elements of `elem` packed as (count, type). */
 #define WITH_MPI_COUNT(call, n, elem, c, mpi_name, expr)          \
