@@ -236,7 +236,7 @@ static int mpi_compare_and_swap(const char *call, const struct target *t,
                                 void *result, dart_datatype_t dtype,
                                 dart_ret_t *ret)
 {
-  if (!runtime.mpi_cas_works) {
+  if (!runtime.mpi_atomics_work) {
     *ret = report_error(DART_ERR_OTHER, call,
                         "compare-and-swap through MPI is disabled: Open "
                         "MPI serves DART's windows with osc/rdma, which "
@@ -391,11 +391,11 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
   case PATH_MPI:
     break;
   }
-  if (!runtime.mpi_cas_works) {
-    /* Open MPI's osc/rdma (init.c mpi_compare_and_swap_works) also gets
-     * accumulates wrong between nodes: LAND, LOR and unsigned MIN gave
-     * wrong final values in test_atomics. Refused, never silently
-     * wrong. */
+  if (!runtime.mpi_atomics_work) {
+    /* Open MPI's osc/rdma (init.c mpi_atomics_work_here): its
+     * compare-and-swap crashes, and LAND, LOR and unsigned MIN
+     * accumulates gave wrong final values in test_atomics. Refused,
+     * never silently wrong. */
     return report_error(DART_ERR_OTHER, call,
                         "atomics through MPI are disabled: Open MPI serves "
                         "DART's windows with osc/rdma, whose accumulates "

@@ -63,15 +63,17 @@ static dart_ret_t start_mpi(const char *call, int *argc, char ***argv,
   return DART_OK;
 }
 
-/* Whether MPI_Compare_and_swap can be used, asked of MPI itself rather
+/* Whether MPI atomics can be used, asked of MPI itself rather
  * than of the environment: the application may have started MPI, or
  * chosen the one-sided component on mpiexec's command line. Open MPI
  * names a window "<component> window <n>", so a probe dynamic window (the
  * kind DART's segments use) tells which component serves them. osc/rdma,
  * Open MPI's default on one host, crashes the target of a contended
  * MPI_Compare_and_swap (ompi #11349; dart-impl/test/quirk_ompi_rdma_cas.c
- * shows it); osc/ucx and osc/pt2pt do not. Collective over `world`. */
-static bool mpi_compare_and_swap_works(MPI_Comm world)
+ * shows it) and gets unsigned MIN and logical accumulates wrong
+ * (test_app_mpi_atomics); osc/ucx and osc/pt2pt do not. Collective over
+ * `world`. */
+static bool mpi_atomics_work_here(MPI_Comm world)
 {
   char version[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
@@ -88,7 +90,7 @@ static bool mpi_compare_and_swap_works(MPI_Comm world)
   bool rdma = strncmp(name, "rdma ", 5) == 0;
   LOG_DEBUG("dart_init", "Open MPI serves dynamic windows with osc/%.*s%s",
             (int)strcspn(name, " "), name,
-            rdma ? ": compare-and-swap through MPI is off" : "");
+            rdma ? ": atomics through MPI are off" : "");
   return !rdma;
 }
 
@@ -130,7 +132,7 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
   MPI_Comm_rank(world, &runtime.myid);
   MPI_Comm_size(world, &runtime.size);
   log_set_unit(runtime.myid);
-  runtime.mpi_cas_works = mpi_compare_and_swap_works(world);
+  runtime.mpi_atomics_work = mpi_atomics_work_here(world);
 
   void *tag_ub = NULL;
   int flag = 0;

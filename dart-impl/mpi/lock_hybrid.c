@@ -406,7 +406,7 @@ static dart_ret_t hybrid_create(const char *call, struct dart_lock_struct *l)
 {
   struct team *team = l->team;
   bool multi_node = team->num_nodes > 1;
-  if (multi_node && !runtime.mpi_cas_works) {
+  if (multi_node && !runtime.mpi_atomics_work) {
     return report_error(DART_ERR_OTHER, call, "hybrid locks across nodes "
                         "need MPI_Compare_and_swap, unsafe with this Open MPI "
                         "one-sided component (set OMPI_MCA_osc=sm,ucx)");

@@ -171,7 +171,7 @@ static dart_ret_t mcs_reset(const char *call, struct dart_lock_struct *l)
 
 static dart_ret_t mcs_create(const char *call, struct dart_lock_struct *l)
 {
-  if (!runtime.mpi_cas_works) {
+  if (!runtime.mpi_atomics_work) {
     return report_error(DART_ERR_OTHER, call, "the MCS lock needs "
                         "MPI_Compare_and_swap, unsafe with this Open MPI "
                         "one-sided component (set OMPI_MCA_osc=sm,ucx)");

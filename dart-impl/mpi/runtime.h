@@ -17,7 +17,7 @@ struct runtime {
   int               simulated_node;    /* index of my simulated node inside
                                           my physical node (0 when off) */
   int               tag_ub;            /* largest user tag */
-  bool              mpi_cas_works;     /* MPI_Compare_and_swap is safe */
+  bool              mpi_atomics_work;     /* MPI atomics are safe (init.c) */
   MPI_Comm          user_p2p_comm;     /* dart_send/recv only */
   struct env_config env;
 };
