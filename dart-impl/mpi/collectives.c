@@ -9,6 +9,7 @@
 
 #include <dash/dart/if/dart_communication.h>
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,10 +113,18 @@ dart_ret_t dart_bcast(void *buf, size_t nelem, dart_datatype_t dtype,
                    nelem, false, &team, &type) != DART_OK) {
     return DART_ERR_INVAL;
   }
-  MPI_Request rq;
-  WITH_MPI_COUNT(__func__, nelem, type->mpi_base, c, "MPI_Ibcast",
-                 polled(MPI_Ibcast(buf, c.count, c.type, root.id, team->comm,
-                                   &rq), &rq));
+  /* MPICH 4.0's MPI_Ibcast fails ("Invalid communicator" from its
+   * schedule) on 2 GiB and more in one call (test_large_count): larger
+   * broadcasts go in pieces below that, the same on every member. */
+  size_t piece = (size_t)INT_MAX / type->base_size;
+  for (size_t done = 0; done < nelem; done += piece) {
+    size_t n = nelem - done < piece ? nelem - done : piece;
+    char *at = (char *)buf + done * type->base_size;
+    MPI_Request rq;
+    WITH_MPI_COUNT(__func__, n, type->mpi_base, c, "MPI_Ibcast",
+                   polled(MPI_Ibcast(at, c.count, c.type, root.id,
+                                     team->comm, &rq), &rq));
+  }
   return DART_OK;
 }
 
