@@ -15,7 +15,9 @@
 # One veth per node (cl0, 10.77.0.<10+i>/24) leads into a bridge that lives
 # in a separate switch namespace; nothing is attached to the host's own
 # interfaces and no address is configured outside these namespaces. The
-# rest of the filesystem (the build tree) is the same on every node.
+# rest of the filesystem (the build tree) is the same on every node; a
+# checkout that itself lies under /tmp or /dev/shm (CI may clone there)
+# stays visible on every node at the same path.
 #
 # run launches mpiexec inside node0's namespaces with a hostfile that puts
 # P units on each of the first K nodes (default: all nodes, P = ceil(n/K)
@@ -34,6 +36,9 @@ net_prefix=10.77.0
 subnet=$net_prefix.0/24
 iface=cl0
 max_nodes=16
+# The checkout, when it lies where each node has its own tmpfs.
+shared_tree=""
+case "$root/" in /tmp/*|/dev/shm/*) shared_tree="$root" ;; esac
 
 usage() {
   sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
@@ -195,8 +200,17 @@ cmd_up() {
       ip addr add $net_prefix.$((10 + i))/24 dev $iface
       ip link set dev $iface up
       mount -t sysfs sysfs /sys
+      keep='$dir/keep.$i' tree='$shared_tree'
+      if [ -n \"\$tree\" ]; then
+        mkdir -p \"\$keep\"
+        mount --bind \"\$tree\" \"\$keep\"
+      fi
       mount -t tmpfs -o mode=1777 tmpfs /dev/shm
       mount -t tmpfs -o mode=1777 tmpfs /tmp
+      if [ -n \"\$tree\" ]; then
+        mkdir -p \"\$tree\"
+        mount --move \"\$keep\" \"\$tree\"
+      fi
       mount --bind '$hosts' /etc/hosts"
   done
   trap - ERR
@@ -294,6 +308,7 @@ cmd_run() {
   need_root
   [ -f "$dir/nodes" ] || die "no cluster is up (cluster.sh up N)"
   case "$PWD/" in
+    "${shared_tree:-/nonexistent}"/*) ;;
     /tmp/*|/dev/shm/*|/sys/*)
       die "run: the working directory $PWD is private to each node; run from elsewhere" ;;
   esac
