@@ -90,13 +90,11 @@ static int by_id(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Collective: the windows of every retired segment, plus `extra` (the
- * team's live segments at teardown, or none), in id order. */
-static void free_in_id_order(struct team *team, struct segment **extra,
-                             int n_extra)
+/* Collective: the windows of every retired segment, in id order. */
+static void free_in_id_order(struct team *team)
 {
   struct segment_table *t = &team->segments;
-  int n = n_extra;
+  int n = 0;
   for (struct segment *s = t->retired; s != NULL; s = s->next_retired) {
     ++n;
   }
@@ -109,30 +107,33 @@ static void free_in_id_order(struct team *team, struct segment **extra,
      * say so, as the members may now wait in different windows. */
     report_error(DART_ERR_NOMEM, __func__, "out of memory ordering %d "
                  "segment frees of team %d", n, (int)team->id);
-    for (int i = 0; i < n_extra; ++i) {
-      segment_free_memory(team, extra[i]);
-    }
-    while (t->retired != NULL) {
-      struct segment *s = t->retired;
-      t->retired = s->next_retired;
-      segment_free_windows(team, s);
-    }
-    return;
   }
   int k = 0;
-  for (int i = 0; i < n_extra; ++i) {
-    segment_free_local(extra[i]);
-    all[k++] = extra[i];
+  while (t->retired != NULL) {
+    struct segment *s = t->retired;
+    t->retired = s->next_retired;
+    if (all != NULL) {
+      all[k++] = s;
+    } else {
+      segment_free_windows(team, s);
+    }
   }
-  for (struct segment *s = t->retired; s != NULL; s = s->next_retired) {
-    all[k++] = s;
+  if (all != NULL) {
+    qsort(all, (size_t)n, sizeof *all, by_id);
+    for (int i = 0; i < n; ++i) {
+      segment_free_windows(team, all[i]);
+    }
+    free(all);
   }
-  t->retired = NULL;
-  qsort(all, (size_t)n, sizeof *all, by_id);
-  for (int i = 0; i < n; ++i) {
-    segment_free_windows(team, all[i]);
-  }
-  free(all);
+}
+
+/* Retires a segment: its local part goes now, its windows with the next
+ * free_in_id_order. */
+static void segment_retire(struct team *team, struct segment *seg)
+{
+  segment_free_local(seg);
+  seg->next_retired = team->segments.retired;
+  team->segments.retired = seg;
 }
 
 void team_segments_free(struct team *team)
@@ -141,35 +142,18 @@ void team_segments_free(struct team *team)
   if (t->local_pool != NULL) {
     segment_free_memory(team, t->local_pool);
   }
-  int n = 0;
-  for (int i = 1; i < t->positive_cap; ++i) {
-    n += t->positive[i] != NULL;
-  }
-  for (int i = 1; i < t->negative_cap; ++i) {
-    n += t->negative[i] != NULL;
-  }
-  struct segment **live = malloc((size_t)(n > 0 ? n : 1) * sizeof *live);
-  int k = 0;
+  /* Live and already freed segments together, in one id order. */
   for (int i = 1; i < t->positive_cap; ++i) {
     if (t->positive[i] != NULL) {
-      if (live != NULL) {
-        live[k++] = t->positive[i];
-      } else {
-        segment_free_memory(team, t->positive[i]);
-      }
+      segment_retire(team, t->positive[i]);
     }
   }
   for (int i = 1; i < t->negative_cap; ++i) {
     if (t->negative[i] != NULL) {
-      if (live != NULL) {
-        live[k++] = t->negative[i];
-      } else {
-        segment_free_memory(team, t->negative[i]);
-      }
+      segment_retire(team, t->negative[i]);
     }
   }
-  free_in_id_order(team, live, k);
-  free(live);
+  free_in_id_order(team);
   segment_table_free(t);
 }
 
@@ -346,7 +330,7 @@ static dart_ret_t begin_segment(const char *call, dart_team_t teamid,
   /* Every member has freed the same segments by now (collective calls
    * are ordered), so the deferred window frees line up; the gate above
    * keeps lock requests served while they run. */
-  free_in_id_order(*team, NULL, 0);
+  free_in_id_order(*team);
   (*seg)->id = segment_id_take(&(*team)->segments, registered);
   if ((*seg)->id == 0) {
     free(*seg);
@@ -523,14 +507,12 @@ static dart_ret_t free_segment(const char *call, dart_gptr_t gptr,
   /* Local: the blocking window frees wait for the team's next
    * allocation or teardown, behind their polled gates (team_sync.h). */
   segment_remove(&team->segments, seg->id);
-  segment_free_local(seg);
   if (!seg->owns_win && seg->shm_win == MPI_WIN_NULL) {
-    segment_free_windows(team, seg); /* nothing collective left */
+    segment_free_memory(team, seg); /* nothing collective left */
   } else {
     /* MPI_Win_free is collective, and members may free their segments in
      * different orders: defer it to the next point where all agree. */
-    seg->next_retired = team->segments.retired;
-    team->segments.retired = seg;
+    segment_retire(team, seg);
   }
   return DART_OK;
 }
