@@ -46,13 +46,7 @@ static void try_increments(dart_lock_t lock, dart_gptr_t counter, int iters)
     int32_t again = 0;
     TEST_RET(dart_lock_try_acquire(lock, &again), DART_ERR_INVAL);
     TEST_EQ(again, 1);
-    long long value = -1;
-    TEST_OK(dart_get_blocking(&value, counter, 1, DART_TYPE_LONGLONG,
-                              DART_TYPE_LONGLONG));
-    ++value;
-    TEST_OK(dart_put_blocking(counter, &value, 1, DART_TYPE_LONGLONG,
-                              DART_TYPE_LONGLONG));
-    TEST_OK(dart_flush(counter));
+    counter_increment(counter);
     TEST_OK(dart_lock_release(lock));
   }
 }

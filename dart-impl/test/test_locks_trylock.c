@@ -109,13 +109,7 @@ static void try_loop(dart_lock_t lock, dart_gptr_t counter, unsigned pause,
       }
     }
     TEST_EQ(got, 1);
-    long long value = -1;
-    S_OK(dart_get_blocking(&value, counter, 1, DART_TYPE_LONGLONG,
-                           DART_TYPE_LONGLONG));
-    ++value;
-    S_OK(dart_put_blocking(counter, &value, 1, DART_TYPE_LONGLONG,
-                           DART_TYPE_LONGLONG));
-    S_OK(dart_flush(counter));
+    counter_increment(counter);
     if (pause > 0) {
       work(pause);
     }
