@@ -66,8 +66,9 @@ static dart_ret_t start_mpi(const char *call, int *argc, char ***argv,
 /* Whether MPI atomics can be used, asked of MPI itself rather
  * than of the environment: the application may have started MPI, or
  * chosen the one-sided component on mpiexec's command line. Open MPI
- * names a window "<component> window <n>", so a probe dynamic window (the
- * kind DART's segments use) tells which component serves them. osc/rdma,
+ * names a window "<component> window <n>", so an empty probe window made
+ * as DART's segments are (MPI_Win_create) tells which component serves
+ * them. osc/rdma,
  * Open MPI's default on one host, crashes the target of a contended
  * MPI_Compare_and_swap (ompi #11349; dart-impl/test/quirk_ompi_rdma_cas.c
  * shows it) and gets unsigned MIN and logical accumulates wrong
@@ -83,12 +84,13 @@ static bool mpi_atomics_work_here(MPI_Comm world)
   }
   MPI_Win probe = MPI_WIN_NULL;
   char name[MPI_MAX_OBJECT_NAME] = "";
-  if (MPI_Win_create_dynamic(MPI_INFO_NULL, world, &probe) == MPI_SUCCESS) {
+  if (MPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, world, &probe) ==
+      MPI_SUCCESS) {
     MPI_Win_get_name(probe, name, &len);
     MPI_Win_free(&probe);
   }
   bool rdma = strncmp(name, "rdma ", 5) == 0;
-  LOG_DEBUG("dart_init", "Open MPI serves dynamic windows with osc/%.*s%s",
+  LOG_DEBUG("dart_init", "Open MPI serves DART's windows with osc/%.*s%s",
             (int)strcspn(name, " "), name,
             rdma ? ": atomics through MPI are off" : "");
   return !rdma;

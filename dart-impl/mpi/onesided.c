@@ -1,7 +1,7 @@
 /* Put and get in all their forms, flushes and handles. Node peers are
  * reached with memcpy (or a pack loop for derived types) for blocking and
  * non-blocking calls alike; everything else goes through MPI RMA on the
- * team's dynamic window, which stays in a lock_all epoch. */
+ * segment's window, which stays in a lock_all epoch. */
 #include "datatype.h"
 #include "large_count.h"
 #include "mpi_serialize.h"
