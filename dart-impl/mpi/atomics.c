@@ -84,7 +84,7 @@ static enum atomic_path choose_path(const struct target *t,
 {
   bool mapped = t->segment->node_bases != NULL || t->team->size == 1;
   bool cpu = cpu_atomic_supported(type);
-  if (t->team->size == 1) {
+  if (t->team->dynamic_win == MPI_WIN_NULL) {
     /* A one-unit team: only threads of this process can race. */
     return cpu ? PATH_CPU : PATH_PROCESS_LOCK;
   }
@@ -189,8 +189,7 @@ static int narrow_compare_and_swap(const char *call, const struct target *t,
    * naturally aligned (checked by the caller), shift + bytes <= 4 for
    * every offset (0-3 for a byte, 0 or 2 for a short), so the element
    * never straddles two words and `seen` below is never overrun. */
-  MPI_Aint phase = t->segment->phases[t->unit];
-  MPI_Aint word = ((phase + t->disp) & ~(MPI_Aint)3) - phase;
+  MPI_Aint word = t->disp & ~(MPI_Aint)3;
   size_t shift = (size_t)(t->disp - word);
   if (shift + bytes > sizeof(uint32_t)) {
     *ret = report_error(DART_ERR_INVAL, call, "a %zu-byte element at "
@@ -202,8 +201,9 @@ static int narrow_compare_and_swap(const char *call, const struct target *t,
    * starts inside the portion (a registered one may start anywhere); it
    * ends past the portion on the last 1-3 bytes of one whose size is not
    * a multiple of 4: memory MPI does not expose to RMA, refused. */
-  MPI_Aint hi = (MPI_Aint)t->segment->sizes[t->unit];
-  if (word < 0 || word + 4 > hi) {
+  MPI_Aint lo = t->segment->disps[t->unit];
+  MPI_Aint hi = lo + (MPI_Aint)t->segment->sizes[t->unit];
+  if (word < lo || word + 4 > hi) {
     *ret = report_error(DART_ERR_OTHER, call,
                         "a %zu-byte compare-and-swap needs the aligned "
                         "4-byte word around its element inside the target's "
@@ -306,19 +306,15 @@ static inline bool offset_misaligned(dart_gptr_t gptr, size_t elem)
   return gptr.addr_or_offs.offset % elem != 0;
 }
 
-/* A resolved target's address (the mapped address, or the target's
- * portion address plus the window displacement) must be aligned too: a
+/* A resolved target's address (the mapped address, or the window
+ * displacement: the address itself in a dynamic window, an offset from a
+ * 64-byte boundary otherwise, globmem.c) must be aligned too: a
  * registered portion may start anywhere. */
-static inline uintptr_t target_address_low(const struct target *t)
-{
-  return t->direct != NULL
-           ? (uintptr_t)t->direct
-           : t->segment->phases[t->unit] + (uintptr_t)t->disp;
-}
-
 static inline bool target_misaligned(const struct target *t, size_t elem)
 {
-  return target_address_low(t) % elem != 0;
+  uintptr_t where = t->direct != NULL ? (uintptr_t)t->direct
+                                      : (uintptr_t)t->disp;
+  return where % elem != 0;
 }
 
 static dart_ret_t check_target_aligned(const char *call, dart_gptr_t gptr,
@@ -328,8 +324,9 @@ static dart_ret_t check_target_aligned(const char *call, dart_gptr_t gptr,
     return DART_OK;
   }
   return report_misaligned(call, gptr,
-                           t->direct != NULL ? "address" : "address (low bits)",
-                           target_address_low(t), elem);
+                           t->direct != NULL ? "address" : "displacement",
+                           t->direct != NULL ? (uintptr_t)t->direct
+                                             : (uint64_t)t->disp, elem);
 }
 
 /* Accumulate (`result` NULL) or fetch-and-op with CPU atomics. */

@@ -1,9 +1,10 @@
 /* Team memory: dart_team_memalloc_aligned allocates an
  * MPI_Win_allocate_shared window on the team's node communicator (seed
- * 003), registration takes the user's memory as it is; either way my
- * portion is fixed in size from then on, so every segment gets a window of
- * its own made by MPI_Win_create over exactly that portion. Every member
- * learns every portion's size, so put/get find any byte in O(1). */
+ * 003); registration takes the user's memory as it is. For RMA every
+ * portion is exposed in a window: one MPI_Win_create window per segment
+ * under Open MPI, the team's dynamic window under MPICH (see
+ * window_per_segment). Every member learns every portion's size and
+ * displacement, so put/get find any byte in O(1). */
 #include "globmem.h"
 #include "datatype.h"
 #include "pool_memory.h"
@@ -28,21 +29,32 @@ static char *align_up(char *p)
   return (char *)a;
 }
 
-/* Why not one dynamic window per team with every portion attached to it:
- * MPIs serve RMA on a dynamic window worse than on a window made over
- * known memory. Open MPI 4.1's osc/ucx looks up the target's regions per
- * operation (twice the time of an MPI_Win_allocate window for 8 bytes
- * across nodes, bench-latency) and its region array breaks once regions
- * come and go (an overrun in its binary search, then a segfault in
- * MPI_Win_free); MPICH's ch4 sends every operation on a dynamic window
- * through active messages, which need the target inside MPI, instead of
- * the network's own RMA. */
+/* Which window exposes a segment's portions, by what each MPI does well:
+ * - Open MPI 4.1's osc/ucx serves a dynamic window at half the speed of
+ *   one made over known memory (it looks up the target's regions per
+ *   operation: 8-byte put/get across hosts 188 against 92 us,
+ *   bench-latency on the virtual cluster), and its region array breaks
+ *   once regions come and go (a binary search overruns by one, detaches
+ *   miss, MPI_Win_free segfaults). So every segment gets an
+ *   MPI_Win_create window of its own over exactly its portions.
+ * - MPICH 4.0.2 (ch4) mixes up MPI_Win_create windows whose memory
+ *   overlaps, which registered user memory may (the same buffer in two
+ *   teams), and rounds a window's base down to 16 bytes
+ *   (dart-impl/test/quirk_mpich_win_create.c). Its dynamic window attaches
+ *   without registering and serves RMA through active messages, which
+ *   over TCP is also the faster path (8 B: 15 against 25 us): there all
+ *   portions of a team are attached to the team's dynamic window. */
+#ifdef OPEN_MPI
+static const bool window_per_segment = true;
+#else
+static const bool window_per_segment = false;
+#endif
 
 /* The collective part of freeing a segment: its own windows (MPI_Win_free
  * is collective over the team or node), then the memory. */
 static void segment_free_windows(struct team *team, struct segment *seg)
 {
-  if (seg->win != MPI_WIN_NULL) {
+  if (seg->owns_win) {
     MPI_Win_unlock_all(seg->win);
     MPI_Win_free(&seg->win);
   }
@@ -58,16 +70,20 @@ static void segment_free_windows(struct team *team, struct segment *seg)
   free(seg);
 }
 
-/* The local part, at once: no cached target may reach the segment
- * again. */
+/* The local part, at once: no cached target may reach the segment again,
+ * and registered memory is no longer exposed (MPI_Win_detach is local). */
 static void segment_free_local(struct segment *seg)
 {
   target_forget_all();
+  if (seg->attached) {
+    MPI_Win_detach(seg->win, seg->my_base);
+    seg->attached = false;
+  }
   rma_targets_free(&seg->rma_targets);
   free(seg->sizes);
-  free(seg->phases);
+  free(seg->disps);
   seg->sizes = NULL;
-  seg->phases = NULL;
+  seg->disps = NULL;
 }
 
 static void segment_free_memory(struct team *team, struct segment *seg)
@@ -154,34 +170,12 @@ void team_segments_free(struct team *team)
 
 /* What every member publishes about its portion. */
 struct portion {
+  MPI_Aint disp;
   uint64_t size;
-  uint64_t phase;
   int64_t  segid; /* cross-check: ids must agree without messages */
 };
 
-/* Collective: my portion's window (none in a one-unit team, where
- * everything is a load or store), in lock_all for the segment's life. */
-static dart_ret_t create_window(const char *call, struct team *team,
-                                struct segment *seg)
-{
-  if (team->size == 1) {
-    return DART_OK;
-  }
-  int err = MPI_Win_create(seg->my_base, (MPI_Aint)seg->my_size, 1,
-                           MPI_INFO_NULL, team->comm, &seg->win);
-  if (err != MPI_SUCCESS) {
-    seg->win = MPI_WIN_NULL;
-    return report_mpi_error(call, "MPI_Win_create", err);
-  }
-  MPI_Win_set_errhandler(seg->win, MPI_ERRORS_RETURN);
-  err = MPI_Win_lock_all(MPI_MODE_NOCHECK, seg->win);
-  if (err != MPI_SUCCESS) {
-    return report_mpi_error(call, "MPI_Win_lock_all", err);
-  }
-  return DART_OK;
-}
-
-/* Collective: creates my portion's window, exchanges portions, enters the
+/* Collective: attaches my portion, exchanges portions, enters the
  * segment. `local_err` is this member's verdict on its own arguments: a
  * member with bad ones still takes part (empty portion) and the
  * allocation fails on every member. On failure the segment's memory is
@@ -190,19 +184,57 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
                                   struct segment *seg, dart_gptr_t *gptr,
                                   dart_ret_t local_err)
 {
-  dart_ret_t ret = create_window(call, team, seg);
-  if (local_err != DART_OK) {
-    ret = local_err;
+  dart_ret_t ret = local_err;
+  int err = MPI_SUCCESS;
+  seg->win = team->dynamic_win;
+  /* The local pool's reservation is fixed from init on, so it gets a
+   * window of its own under either MPI (Open MPI 4.1's osc/ucx corrupts
+   * the remote keys of a large sparse region in a dynamic window once
+   * other windows came and went). A window of its own starts at the
+   * 64-byte boundary at or below my portion, so that displacements keep
+   * the low bits of the target's address, which the alignment checks of
+   * atomics read (atomics.c); the bytes below the portion share its page
+   * and are never addressed (target.h checks every span). */
+  bool own = seg->win != MPI_WIN_NULL &&
+             (seg->mapped_bytes > 0 || window_per_segment);
+  size_t phase = (uintptr_t)seg->my_base % PORTION_ALIGN;
+  if (own) {
+    err = MPI_Win_create(seg->my_base - phase,
+                         (MPI_Aint)(seg->my_size + phase), 1, MPI_INFO_NULL,
+                         team->comm, &seg->win);
+    if (err == MPI_SUCCESS) {
+      seg->owns_win = true;
+      MPI_Win_set_errhandler(seg->win, MPI_ERRORS_RETURN);
+      err = MPI_Win_lock_all(MPI_MODE_NOCHECK, seg->win);
+    } else {
+      seg->win = MPI_WIN_NULL;
+    }
+    if (err != MPI_SUCCESS) {
+      ret = report_mpi_error(call, "MPI_Win_create", err);
+    }
   }
-  struct portion mine = { seg->my_size,
-                          (uintptr_t)seg->my_base % PORTION_PHASE, seg->id };
+  if (ret == DART_OK && seg->win != MPI_WIN_NULL && seg->my_size > 0 &&
+      !own) {
+    err = MPI_Win_attach(seg->win, seg->my_base, (MPI_Aint)seg->my_size);
+    if (err != MPI_SUCCESS) {
+      ret = report_mpi_error(call, "MPI_Win_attach", err);
+    }
+    seg->attached = err == MPI_SUCCESS;
+    if (seg->attached && seg->win == team->dynamic_win) {
+      team->dynamic_win_exposes = true;
+    }
+  }
+  struct portion mine = { (MPI_Aint)phase, seg->my_size, seg->id };
+  if (!own) {
+    MPI_Get_address(seg->my_base, &mine.disp);
+  }
   if (ret != DART_OK) {
     mine.segid = INT64_MIN; /* tells everyone this unit failed */
   }
   struct portion *all = malloc((size_t)team->size * sizeof *all);
   seg->sizes = malloc((size_t)team->size * sizeof(size_t));
-  seg->phases = malloc((size_t)team->size);
-  if (all == NULL || seg->sizes == NULL || seg->phases == NULL ||
+  seg->disps = malloc((size_t)team->size * sizeof(MPI_Aint));
+  if (all == NULL || seg->sizes == NULL || seg->disps == NULL ||
       rma_targets_init(&seg->rma_targets, team->size) != 0) {
     /* Cannot take part in the exchange: the others will hang in it, as
      * with any collective one member cannot enter. Say so loudly. */
@@ -212,7 +244,7 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
     return report_error(DART_ERR_NOMEM, call,
                         "out of memory for the segment table entry");
   }
-  int err = MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all,
+  err = MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all,
                       (int)sizeof mine, MPI_BYTE, team->comm);
   if (err != MPI_SUCCESS && ret == DART_OK) {
     ret = report_mpi_error(call, "MPI_Allgather", err);
@@ -225,8 +257,8 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
                          (int)team->id, (long long)all[u].segid,
                          (int)seg->id);
     }
+    seg->disps[u] = all[u].disp;
     seg->sizes[u] = (size_t)all[u].size;
-    seg->phases[u] = (uint8_t)all[u].phase;
   }
   free(all);
   if (ret == DART_OK && segment_insert(&team->segments, seg) != 0) {
@@ -323,7 +355,8 @@ static dart_ret_t begin_segment(const char *call, dart_team_t teamid,
   return DART_OK;
 }
 
-/* Collective: a segment whose portions are private memory, for an MPI that cannot allocate shared windows (Open MPI
+/* Collective: a segment whose portions are private memory attached to the
+ * team's window, for an MPI that cannot allocate shared windows (Open MPI
  * with OMPI_MCA_osc lacking sm): node peers then reach it through MPI
  * RMA, like a registered segment. */
 static dart_ret_t allocate_private(const char *call, struct team *team,
@@ -359,7 +392,8 @@ static void warn_no_shared_windows(const char *call, int err)
   }
 }
 
-/* Collective: the node-shared memory of a new segment (its id set). */
+/* Collective: the node-shared memory of a new segment (its id set),
+ * nested into the team's dynamic window. */
 static dart_ret_t allocate_shared(const char *call, struct team *team,
                                   struct segment *seg, dart_gptr_t *gptr,
                                   dart_ret_t local_err)
@@ -488,7 +522,7 @@ static dart_ret_t free_segment(const char *call, dart_gptr_t gptr,
   /* Local: the blocking window frees wait for the team's next
    * allocation or teardown, behind their polled gates (team_sync.h). */
   segment_remove(&team->segments, seg->id);
-  if (seg->win == MPI_WIN_NULL && seg->shm_win == MPI_WIN_NULL) {
+  if (!seg->owns_win && seg->shm_win == MPI_WIN_NULL) {
     segment_free_memory(team, seg); /* nothing collective left */
   } else {
     /* MPI_Win_free is collective, and members may free their segments in

@@ -11,18 +11,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Enough for the natural alignment of every basic type. */
-#define PORTION_PHASE 64
-
 struct segment {
   int16_t    id;
   bool       registered; /* user memory: RMA path except for oneself */
   uint16_t   flags;      /* dart_gptr_setflags */
   size_t    *sizes;      /* team unit -> bytes of its portion */
-  uint8_t   *phases;     /* team unit -> its portion's address modulo
-                            PORTION_PHASE: window displacements count from
-                            the portion's first byte, natural alignment of
-                            atomics from address 0 (atomics.c) */
+  MPI_Aint  *disps;      /* team unit -> displacement of its portion in
+                            `win`: the address in a dynamic window, the
+                            offset from the 64-byte boundary below in a
+                            window of its own (globmem.c) */
   char     **node_bases; /* node-local rank -> that peer's portion, mapped
                             here; NULL for registered segments */
   MPI_Win    shm_win;    /* MPI_WIN_NULL for registered segments and
@@ -33,10 +30,11 @@ struct segment {
   size_t     my_size;
   char      *private_mem; /* my portion when the MPI has no shared windows
                              (globmem.c allocate_private), else NULL */
-  MPI_Win    win;        /* the segment's window over every portion,
-                            displacements counted from the portion's
-                            first byte (globmem.c); MPI_WIN_NULL in
-                            one-unit teams */
+  MPI_Win    win;        /* window exposing my portion: the team's
+                            dynamic window, or the segment's own
+                            (owns_win); MPI_WIN_NULL in one-unit teams */
+  bool       owns_win;
+  bool       attached;   /* my portion is attached to `win` */
   /* RMA operations issued on `win` for this segment, and how many of
    * them the last flushes of all units completed: a flush with nothing
    * outstanding (the usual case inside a node) skips MPI. */

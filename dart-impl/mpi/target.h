@@ -45,7 +45,7 @@ static inline dart_ret_t target_resolve(const char *call, dart_gptr_t gptr,
   t->unit = unit;
   t->direct = NULL;
   t->win = seg->win;
-  t->disp = (MPI_Aint)offset;
+  t->disp = seg->disps[unit] + (MPI_Aint)offset;
   if (runtime.env.shared_memory_path || t->win == MPI_WIN_NULL) {
     int node_rank = team->node_rank_of[unit];
     if (seg->node_bases != NULL && node_rank >= 0) {

@@ -50,6 +50,10 @@ static void team_free_resources(struct team *team)
   locks_team_destroyed(team);
   team_segments_free(team);
   team_sync_free(team);
+  if (team->dynamic_win != MPI_WIN_NULL) {
+    MPI_Win_unlock_all(team->dynamic_win);
+    MPI_Win_free(&team->dynamic_win);
+  }
   if (team->node_roots_comm != MPI_COMM_NULL) {
     MPI_Comm_free(&team->node_roots_comm);
   }
@@ -120,6 +124,7 @@ static dart_ret_t team_build(const char *call, dart_team_t id, MPI_Comm comm,
   team->comm = comm;
   team->node_comm = MPI_COMM_NULL;
   team->node_roots_comm = MPI_COMM_NULL;
+  team->dynamic_win = MPI_WIN_NULL;
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   MPI_Comm_size(comm, &team->size);
   MPI_Comm_rank(comm, &team->my_rank);
@@ -169,6 +174,15 @@ static dart_ret_t team_build(const char *call, dart_team_t id, MPI_Comm comm,
   team->num_nodes = node_info[0];
   team->my_node = node_info[1];
 
+  /* Some MPIs cannot create a dynamic window on one process, and a
+   * single-unit team reaches all its memory directly anyway. */
+  if (team->size > 1) {
+    MPI_CHECK("MPI_Win_create_dynamic",
+              MPI_Win_create_dynamic(MPI_INFO_NULL, comm, &team->dynamic_win));
+    MPI_Win_set_errhandler(team->dynamic_win, MPI_ERRORS_RETURN);
+    MPI_CHECK("MPI_Win_lock_all",
+              MPI_Win_lock_all(MPI_MODE_NOCHECK, team->dynamic_win));
+  }
   if ((ret = team_sync_create(call, team)) != DART_OK) {
     goto fail;
   }
@@ -318,17 +332,24 @@ int team_barrier(dart_team_t id)
   struct team *team = team_lookup(id);
   /* Stores before the barrier, plain or RMA, happen before any access
    * after it on any unit: fences for plain loads and stores in shared
-   * memory (free on x86). RMA needs nothing more: a unit's puts are
-   * complete at the target once its flush returned, and in the unified
-   * model of every window DART creates (cache-coherent memory) the
-   * fence is what MPI_Win_sync would do for each of them. */
+   * memory (free on x86), MPI_Win_sync for the unified RMA model where
+   * the team's window exposes my memory (under Open MPI segments have
+   * windows of their own and the team's stays empty: the sync would be
+   * most of a shared-memory barrier's cost for nothing). */
+  bool win_sync = team->dynamic_win_exposes; /* implies a window */
   atomic_thread_fence(memory_order_release);
+  if (win_sync) {
+    MPI_Win_sync(team->dynamic_win);
+  }
   /* A unit may wait in a lock for a migration that only a home unit in
    * this barrier can do: both forms poll (team_sync.h); every member
    * makes the same choice (a blocking and a non-blocking barrier do not
    * match). */
   int err = team->sync != NULL ? team_sync_barrier(team)
                                : team_sync_gate(team->comm);
+  if (win_sync) {
+    MPI_Win_sync(team->dynamic_win);
+  }
   atomic_thread_fence(memory_order_acquire);
   return err;
 }

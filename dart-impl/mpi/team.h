@@ -29,6 +29,10 @@ struct team {
   int          num_nodes;
   int          my_node;         /* my node's rank among the node roots */
 
+  MPI_Win      dynamic_win;     /* in lock_all for the team's life;
+                                   MPI_WIN_NULL for single-unit teams */
+  bool         dynamic_win_exposes; /* my memory was attached to it (the
+                                       barrier then needs MPI_Win_sync) */
 
   struct segment_table segments;
 

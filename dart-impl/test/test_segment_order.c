@@ -3,7 +3,8 @@
  * in that order, which differs from unit to unit. Every round registers
  * (or allocates) N segments, runs atomics on all of them, then frees them
  * in a per-unit permutation. No call may hang and the next round's
- * registrations must succeed with ids that every unit agrees on. */
+ * registrations must succeed with ids that every unit agrees on. Last,
+ * two registrations of overlapping memory. */
 #include "test_assert.h"
 
 #include <stdint.h>
@@ -147,6 +148,47 @@ static void team_rounds(int me, int units)
   (void)units;
 }
 
+/* Registrations whose memory overlaps (a library may register the same
+ * buffer for two containers): each segment addresses from its own start,
+ * whatever the MPI does with overlapping windows. Unit u's portions:
+ * `outer` over words 0-7, `inner` over words 4-11 of one buffer. */
+static void overlapping_registrations(int me, int units)
+{
+  static long words[12];
+  dart_gptr_t outer, inner;
+  TEST_OK(dart_team_memregister(DART_TEAM_ALL, 8, DART_TYPE_LONG, words,
+                                &outer));
+  TEST_OK(dart_team_memregister(DART_TEAM_ALL, 8, DART_TYPE_LONG, words + 4,
+                                &inner));
+  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  /* Every unit adds (me + 1) through inner's word 0 (= words[4]) and
+   * (me + 1) * 100 through outer's word 0 (= words[0]) of every unit. */
+  for (int u = 0; u < units; ++u) {
+    long add = me + 1, old;
+    dart_gptr_t g = inner;
+    g.unitid = u;
+    TEST_OK(dart_fetch_and_op(g, &add, &old, DART_TYPE_LONG, DART_OP_SUM));
+    TEST_OK(dart_flush(g));
+    add *= 100;
+    g = outer;
+    g.unitid = u;
+    TEST_OK(dart_fetch_and_op(g, &add, &old, DART_TYPE_LONG, DART_OP_SUM));
+    TEST_OK(dart_flush(g));
+  }
+  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  long sum = (long)units * (units + 1) / 2;
+  TEST_EQ(__atomic_load_n(&words[4], __ATOMIC_SEQ_CST), sum);
+  TEST_EQ(__atomic_load_n(&words[0], __ATOMIC_SEQ_CST), 100 * sum);
+  for (int k = 1; k < 12; ++k) {
+    if (k != 4) {
+      TEST_EQ(words[k], 0);
+    }
+  }
+  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  TEST_OK(dart_team_memderegister(inner));
+  TEST_OK(dart_team_memderegister(outer));
+}
+
 int main(int argc, char **argv)
 {
   TEST_OK(dart_init(&argc, &argv));
@@ -157,6 +199,7 @@ int main(int argc, char **argv)
   registered_rounds(me.id, (int)units);
   allocated_rounds(me.id, (int)units);
   team_rounds(me.id, (int)units);
+  overlapping_registrations(me.id, (int)units);
   /* Afterwards a registration still works and its id is agreed on. */
   long tail[2] = { 0, 0 };
   dart_gptr_t g;

@@ -41,6 +41,7 @@ static void check_team(dart_team_t id, const long long *keys)
   TEST_EQ(team->node_rank_of[team->my_rank], team->node_rank);
   TEST_EQ(team->node_roots_comm != MPI_COMM_NULL, team->node_rank == 0);
   TEST_ASSERT(team->my_node >= 0 && team->my_node < team->num_nodes);
+  TEST_EQ(team->dynamic_win != MPI_WIN_NULL, team->size > 1);
   if (team->node_roots_comm != MPI_COMM_NULL) {
     int roots;
     MPI_Comm_size(team->node_roots_comm, &roots);
