@@ -57,6 +57,8 @@ struct dart_lock_struct {
   MPI_Win                net_win;     /* MPI_WIN_NULL on one-node teams */
   MPI_Aint               net_disp;    /* the slot's words in net_win
                                          (hybrid) or win (mpi-mcs) */
+  _Atomic int64_t       *net_mine;    /* hybrid: the word in my own part
+                                         of net_win (the home's loads) */
   uint64_t               ticket;      /* CPU lock ticket I hold */
   bool                   net_held;    /* I hold the network word */
 

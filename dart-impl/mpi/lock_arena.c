@@ -17,6 +17,7 @@ struct arena_chunk {
   MPI_Win  shm_win;
   char    *lines;   /* this node's LOCK_ARENA_CHUNK lines, line-aligned */
   MPI_Win  net_win;
+  int64_t *net_words; /* my part of net_win */
 };
 
 struct lock_arena {
@@ -76,6 +77,7 @@ static dart_ret_t chunk_create_net(const char *call, struct team *team,
   for (int i = 0; i < LOCK_ARENA_CHUNK * per_slot; ++i) {
     words[i] = kind == LOCK_ARENA_MCS ? 0 : NET_CPU_MODE;
   }
+  c->net_words = words;
   MPI_Win_lock_all(MPI_MODE_NOCHECK, c->net_win);
   MPI_Win_sync(c->net_win);
   return DART_OK;
@@ -88,6 +90,7 @@ static dart_ret_t chunk_create(const char *call, struct team *team,
   c->shm_win = MPI_WIN_NULL;
   c->net_win = MPI_WIN_NULL;
   c->lines = NULL;
+  c->net_words = NULL;
   if (kind == LOCK_ARENA_MCS) {
     return chunk_create_net(call, team, kind, c);
   }
@@ -179,6 +182,9 @@ dart_ret_t lock_arena_take(const char *call, struct team *team,
                  : (struct lock_shm *)(c->lines + (size_t)i * LINE);
     where->net_win = c->net_win;
     where->net_disp = (MPI_Aint)i * words_per_slot(kind);
+    where->net_mine = c->net_win == MPI_WIN_NULL
+                        ? NULL
+                        : (_Atomic int64_t *)(c->net_words + where->net_disp);
     *slot = s;
   }
   pthread_mutex_unlock(&arenas_mutex);

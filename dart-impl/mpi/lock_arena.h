@@ -26,6 +26,8 @@ struct lock_slot {
   struct lock_shm *shm;      /* this node's line (HYBRID) */
   MPI_Win          net_win;  /* MPI_WIN_NULL: a one-node HYBRID team */
   MPI_Aint         net_disp; /* the slot's first word in net_win */
+  _Atomic int64_t *net_mine; /* that word in my own part of net_win, for
+                                the home's loads (NULL without net_win) */
 };
 
 /* Takes the lowest free slot of the team's arena (created at the team's

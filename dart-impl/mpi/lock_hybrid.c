@@ -1,6 +1,7 @@
 /* Hybrid team lock (seed 002). On the home node a ticket lock in shared
  * memory (CPU atomics only) and the mode word; in an MPI window at the
- * home unit the 64-bit network word (MPI atomics only). In CPU mode the
+ * home unit the 64-bit network word (changed by MPI atomics only; the
+ * home also reads its own with loads, hybrid_serve_request). In CPU mode the
  * ticket decides the holder and the network word reads NET_CPU_MODE(_REQ);
  * in network mode the network word holds the holder's id or NET_UNLOCKED.
  * Only a unit holding the ticket and owning the network word (its value
@@ -349,10 +350,19 @@ void hybrid_serve_request(struct dart_lock_struct *l)
 {
   struct lock_shm *s = l->shm;
   /* The word is read in either mode: a request standing in network mode
-   * (a disagreement, see local_take_net) is served the same way. */
-  int64_t word;
-  if (net_read("locks_poll", l, &word) != DART_OK ||
-      word != NET_CPU_MODE_REQ) {
+   * (a disagreement, see local_take_net) is served the same way. It is
+   * the home's own memory, so a load after MPI_Win_sync (the unified
+   * model) reads it: a request shows up at the latest at the next poll,
+   * and only the migration below changes the word, with MPI atomics. An
+   * MPI atomic on oneself instead holds the home up under Open MPI's
+   * osc/ucx while a remote unit works the word: 2.6 ms per read across
+   * hosts, so that every remote acquire took 4 ms. */
+  if (l->net_mine == NULL) {
+    return; /* a one-node team: nobody remote to ask */
+  }
+  MPI_Win_sync(l->net_win);
+  if (atomic_load_explicit(l->net_mine, memory_order_acquire) !=
+      NET_CPU_MODE_REQ) {
     return;
   }
   atomic_store_explicit(&s->migrate_pending, 1, memory_order_relaxed);
@@ -421,6 +431,7 @@ static dart_ret_t hybrid_create(const char *call, struct dart_lock_struct *l)
   l->shm = l->on_home_node ? where.shm : NULL;
   l->net_win = where.net_win;
   l->net_disp = where.net_disp;
+  l->net_mine = where.net_mine;
   if (l->me == l->home) {
     ret = reset_slot(call, l);
   }
