@@ -321,10 +321,12 @@ cmd_run() {
   [ -z "$use_nodes" ] && use_nodes="$n"
   [[ "$use_nodes" =~ ^[0-9]+$ ]] && [ "$use_nodes" -ge 1 ] &&
     [ "$use_nodes" -le "$n" ] || die "run: --nodes must be 1..$n"
-  # The unit count, from mpiexec's -n / -np.
+  # The unit count, from mpiexec's -n / -np: the first one, which comes
+  # before the program (whose own arguments may have a -n too, as the
+  # stencil's grid size).
   local a prev=""
   for a in "$@"; do
-    case "$prev" in -n|-np|--np) units="$a" ;; esac
+    case "$prev" in -n|-np|--np) units="$a"; break ;; esac
     prev="$a"
   done
   if [ -z "$per_node" ]; then
