@@ -54,15 +54,37 @@ def launch_files(d, stem):
     return [os.path.join(d, stem + ".csv")]
 
 
-def latency_by_size(d):
+# bench-latency's operations in the report, by the prefix of their name.
+LATENCY_OPS = (("dart_put_blocking", "put"), ("dart_get_blocking", "get"),
+               ("dart_fetch_and_op", "fetch_and_op + flush"),
+               ("dart_compare_and_swap", "compare_and_swap + flush"))
+
+
+def latency_op(name):
+    for prefix, op in LATENCY_OPS:
+        if name.startswith(prefix):
+            return op
+    return None
+
+
+def layout(d):
+    """Where the units ran (layout.txt of bench.sh), "one node" before."""
+    path = os.path.join(d, "layout.txt")
+    if os.path.exists(path):
+        with open(path) as f:
+            return f.read().strip() or "one node"
+    return "one node"
+
+
+def latency_by_size(d, stem="latency-dart-mpi"):
     """{(op, bytes): {model: median ns over launches, "dart/raw": [ratio in
     each launch]}} from bench-latency and shmem-latency."""
     samples = {}
-    for path in launch_files(d, "latency-dart-mpi"):
+    for path in launch_files(d, stem):
         for row in read_csv(path):
-            op = {"dart_put_blocking": "put",
-                  "dart_get_blocking": "get"}.get(row["operation"])
-            if op is None:
+            op = latency_op(row["operation"])
+            if op is None or " + dart_flush" in row["operation"] and \
+                    op in ("put", "get"):
                 continue
             cell = samples.setdefault((op, int(row["bytes"])), {})
             for model, column in (("dart", "dart_ns"),
@@ -73,7 +95,8 @@ def latency_by_size(d):
             dart, raw = num(row["dart_ns"]), num(row["raw_shm_ns"])
             if dart is not None and raw:
                 cell.setdefault("dart/raw", []).append(dart / raw)
-    for path in launch_files(d, "latency-shmem"):
+    for path in launch_files(d, "latency-shmem") \
+            if stem == "latency-dart-mpi" else []:
         for row in read_csv(path):
             cell = samples.setdefault((row["operation"], int(row["bytes"])),
                                       {})
@@ -270,6 +293,32 @@ def phase_rows(d, groups):
     return out + [""]
 
 
+def latency_rows(title, launches, size_tab, peers=True):
+    out = [f"\n### {title} (ns, median)\n",
+           f"Median of {launches} launch(es), each the median of its "
+           "rounds; DART / raw is taken inside each launch (median, and "
+           "range over the launches), since this VM runs a whole launch "
+           "in a faster or a slower state. Atomics: fetch_and_op SUM and "
+           "compare_and_swap on a long, each followed by a flush.\n",
+           "| op | size | DART | raw shm copy | MPI Win_allocate | "
+           "MPI dynamic window | OpenSHMEM | DART / raw | "
+           "DART / MPI allocate | DART / MPI dynamic | DART / OpenSHMEM |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    order = {op: i for i, (_, op) in enumerate(LATENCY_OPS)}
+    for (op, b) in sorted(size_tab, key=lambda k: (order[k[0]], k[1])):
+        c = size_tab[(op, b)]
+        raw = c.get("dart/raw", [])
+        out.append(f"| {op} | {size_label(b)} | {fmt(c.get('dart'))} | "
+                   f"{fmt(c.get('raw-shm'))} | {fmt(c.get('mpi-allocate'))} | "
+                   f"{fmt(c.get('mpi-dynamic'))} | "
+                   f"{fmt(c.get('openshmem')) if peers else 'n/a'} | "
+                   f"{median_range(raw, 2) if raw else 'n/a'} | "
+                   f"{ratio(c.get('dart'), c.get('mpi-allocate'))} | "
+                   f"{ratio(c.get('dart'), c.get('mpi-dynamic'))} | "
+                   f"{ratio(c.get('dart'), c.get('openshmem'))} |")
+    return out
+
+
 def write_summary(d, size_tab, dist_tab, groups):
     out = []
     env = os.path.join(d, "env.txt")
@@ -294,42 +343,32 @@ def write_summary(d, size_tab, dist_tab, groups):
     out += app_rows(groups, "median")
     out += app_rows(groups, "best")
     out += phase_rows(d, groups)
-    launches = len(launch_files(d, "latency-dart-mpi"))
-    out.append("\n### Blocking put/get latency by size, 2 units on one node "
-               "(ns, median)\n")
-    out.append(f"Median of {launches} launch(es), each the median of its "
-               "rounds; DART / raw is taken inside each launch (median, and "
-               "range over the launches), since this VM runs a whole launch "
-               "in a faster or a slower state.\n")
-    out.append("| op | size | DART | raw shm copy | MPI Win_allocate | "
-               "MPI dynamic window | OpenSHMEM | DART / raw | "
-               "DART / MPI allocate | DART / OpenSHMEM |")
-    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for (op, b) in sorted(size_tab):
-        c = size_tab[(op, b)]
-        out.append(f"| {op} | {size_label(b)} | {fmt(c.get('dart'))} | "
-                   f"{fmt(c.get('raw-shm'))} | {fmt(c.get('mpi-allocate'))} | "
-                   f"{fmt(c.get('mpi-dynamic'))} | {fmt(c.get('openshmem'))} | "
-                   f"{median_range(c.get('dart/raw', []), 2)} | "
-                   f"{ratio(c.get('dart'), c.get('mpi-allocate'))} | "
-                   f"{ratio(c.get('dart'), c.get('openshmem'))} |")
-
-    out.append("\n### Latency by target unit (unit 0 to each), simulated "
-               "nodes, oversubscribed (ns, median)\n")
-    out.append("Open MPI does not see DART's simulated nodes: its "
-               "Win_allocate window and OpenSHMEM stay on shared memory "
-               "there; DART and the MPI dynamic window cross the simulated "
-               "node boundary.\n")
-    out.append("| op | size | target | same node | DART | MPI Win_allocate | "
-               "MPI dynamic window | OpenSHMEM | DART / MPI dynamic |")
-    out.append("|---|---:|---:|---|---:|---:|---:|---:|---:|")
-    for (op, b, t) in sorted(dist_tab):
-        c = dist_tab[(op, b, t)]
-        same = {True: "yes", False: "no"}.get(c.get("same"), "?")
-        out.append(f"| {op} | {size_label(b)} | {t} | {same} | "
-                   f"{fmt(c.get('dart'))} | {fmt(c.get('mpi-rma'))} | "
-                   f"{fmt(c.get('mpi-dyn'))} | {fmt(c.get('openshmem'))} | "
-                   f"{ratio(c.get('dart'), c.get('mpi-dyn'))} |")
+    where = layout(d)
+    out += latency_rows(f"Blocking put/get and atomics latency by size, 2 "
+                        f"units on {where}, Open MPI",
+                        len(launch_files(d, "latency-dart-mpi")), size_tab)
+    mpich = latency_by_size(d, "latency-mpich")
+    if mpich:
+        out += latency_rows(f"The same with MPICH, 2 units on {where}",
+                            len(launch_files(d, "latency-mpich")), mpich,
+                            peers=False)
+    if dist_tab:
+        out.append("\n### Latency by target unit (unit 0 to each), simulated "
+                   "nodes, oversubscribed (ns, median)\n")
+        out.append("Open MPI does not see DART's simulated nodes: its "
+                   "Win_allocate window and OpenSHMEM stay on shared memory "
+                   "there; DART and the MPI dynamic window cross the simulated "
+                   "node boundary.\n")
+        out.append("| op | size | target | same node | DART | MPI Win_allocate | "
+                   "MPI dynamic window | OpenSHMEM | DART / MPI dynamic |")
+        out.append("|---|---:|---:|---|---:|---:|---:|---:|---:|")
+        for (op, b, t) in sorted(dist_tab):
+            c = dist_tab[(op, b, t)]
+            same = {True: "yes", False: "no"}.get(c.get("same"), "?")
+            out.append(f"| {op} | {size_label(b)} | {t} | {same} | "
+                       f"{fmt(c.get('dart'))} | {fmt(c.get('mpi-rma'))} | "
+                       f"{fmt(c.get('mpi-dyn'))} | {fmt(c.get('openshmem'))} | "
+                       f"{ratio(c.get('dart'), c.get('mpi-dyn'))} |")
     out += report_locks.summary(d)
     text = "\n".join(out) + "\n"
     with open(os.path.join(d, "summary.md"), "w") as f:
@@ -367,8 +406,8 @@ def plot(d, size_tab, dist_tab):
                          for b in sizes)
         script += [f"set output 'latency-{op}.png'", "set logscale x 2",
                    f"set xtics ({tics})",
-                   f"set title 'Blocking {op} latency, 2 units, one node "
-                   "(median)'",
+                   f"set title 'Blocking {op} latency, 2 units, "
+                   f"{layout(d)} (median)'",
                    "set xlabel 'message size (bytes)'",
                    "set ylabel 'ns per operation'", f"plot {series}"]
     script.append("unset logscale x")

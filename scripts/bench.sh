@@ -6,6 +6,9 @@
 #   - team locks (hybrid vs MCS on MPI atomics vs MPI_Win_lock),
 #   - RandomAccess GUP/s and stencil time per iteration,
 # at 2 units pinned to cores, plus an oversubscribed run (marked as such).
+# With --cluster the same runs go across 2 hosts of the virtual cluster
+# (scripts/cluster.sh, root only), one unit per host, and the latency
+# table is repeated with MPICH.
 # Writes CSV files, PNG plots (gnuplot) and summary.md with the ratios to
 # bench-results/<UTC time>/, and prints the summary.
 set -euo pipefail
@@ -13,9 +16,12 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 
 usage() {
   cat <<EOF
-usage: scripts/bench.sh [--quick] [--units N] [--peers LIST] [--out DIR]
-                        [--publish] [--no-plots]
+usage: scripts/bench.sh [--quick] [--cluster] [--units N] [--peers LIST]
+                        [--out DIR] [--publish] [--no-plots]
   --quick       tiny sizes and few repetitions (a smoke run, ~1 minute)
+  --cluster     across 2 hosts of a virtual cluster (scripts/cluster.sh;
+                root only): 1 unit per host, 2 per host oversubscribed;
+                locks from the other host; latency with MPICH too
   --units N     also run the apps at N units, oversubscribed (4 to 16,
                 default 4; 0: skip)
   --peers LIST  peers to compare against, comma-separated from mpi,shmem
@@ -23,6 +29,7 @@ usage: scripts/bench.sh [--quick] [--units N] [--peers LIST] [--out DIR]
                 oshcc is missing, unless named here explicitly)
   --out DIR     result directory (default bench-results/<UTC time>)
   --publish     also copy summary.md and the plots to bench-results/latest
+                (bench-results/latest-cluster with --cluster)
   --no-plots    skip the PNG plots
 Environment: OSHCC (default oshcc) names the OpenSHMEM compiler wrapper.
 EOF
@@ -34,10 +41,12 @@ die_usage() {
   exit 2
 }
 
-quick=0 extra_units=4 peers="" peers_explicit=0 out="" publish=0 plots=1
+quick=0 cluster=0 extra_units=4 peers="" peers_explicit=0 out="" publish=0
+plots=1
 while (($#)); do
   case "$1" in
     --quick) quick=1 ;;
+    --cluster) cluster=1 ;;
     --publish) publish=1 ;;
     --no-plots) plots=0 ;;
     --units)
@@ -74,7 +83,13 @@ if ((want_shmem)) && ! command -v "$oshcc" >/dev/null 2>&1; then
   echo "bench.sh: OpenSHMEM not found ('$oshcc'): skipping the OpenSHMEM peers"
   want_shmem=0
 fi
-for tool in cmake mpiexec.openmpi python3; do
+if ((cluster)) && [ "$(id -u)" -ne 0 ]; then
+  echo "bench.sh: --cluster needs root (network namespaces)" >&2
+  exit 3
+fi
+tools=(cmake mpiexec.openmpi python3)
+((cluster)) && tools+=(mpiexec.mpich ip nsenter)
+for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null 2>&1 ||
     { echo "bench.sh: '$tool' not found (scripts/install-deps.sh installs it)" >&2
       exit 3; }
@@ -85,7 +100,8 @@ if ((plots)) && ! command -v gnuplot >/dev/null 2>&1; then
   plots=0
 fi
 
-[ -n "$out" ] || out="$root/bench-results/$(date -u +%Y%m%dT%H%M%SZ)"
+[ -n "$out" ] || out="$root/bench-results/$(date -u +%Y%m%dT%H%M%SZ)$(
+  ((cluster)) && echo -cluster)"
 mkdir -p "$out" || { echo "bench.sh: cannot create $out" >&2; exit 3; }
 out="$(cd "$out" && pwd)"
 source "$root/scripts/env.sh"
@@ -110,10 +126,26 @@ else
   ra_k=20 ra_k_over=16 st_n=1024 st_iters=300 st_small=64 app_runs=7
 fi
 dist_units=8 dist_per_node=4
+if ((cluster)); then
+  # Every operation crosses veth and TCP (tens of microseconds): the same
+  # kinds of runs with fewer operations, and no simulated-node distance
+  # run (the hosts are real).
+  if ((quick)); then
+    lat_args=(--reps 3 --iters 20 --max-bytes 32768)
+    lock_args=(--reps 3 --iters 20)
+    ra_k=8 ra_k_over=8 st_n=128 st_iters=10 st_small=16
+  else
+    lat_args=(--reps 9 --iters 200 --max-bytes 1048576)
+    lock_args=(--reps 7 --iters 200)
+    lat_launches=3
+    ra_k=12 ra_k_over=10 st_n=512 st_iters=50 st_small=32 app_runs=3
+  fi
+fi
 
 # --- build -------------------------------------------------------------
 build="$root/build/bench"
-targets=(bench-latency bench-distance bench-locks random-access stencil)
+targets=(bench-latency bench-locks random-access stencil)
+((cluster)) || targets+=(bench-distance)
 ((want_mpi)) && targets+=(mpi-random-access mpi-stencil)
 ((want_shmem)) && targets+=(shmem-latency shmem-random-access shmem-stencil)
 echo "== building ${targets[*]} (Release, Open MPI) in $build"
@@ -124,10 +156,28 @@ cmake -S "$root" -B "$build" "${cmake_flags[@]}" >"$out/build.log" 2>&1 &&
   cmake --build "$build" -j 2 --target "${targets[@]}" >>"$out/build.log" 2>&1 ||
   { tail -20 "$out/build.log" >&2; echo "bench.sh: build failed" >&2; exit 1; }
 bin() { find "$build" -type f -name "$1" -perm -u+x | head -1; }
+if ((cluster)); then
+  build_mpich="$root/build/bench-mpich"
+  echo "== building bench-latency (Release, MPICH) in $build_mpich"
+  cmake -S "$root" -B "$build_mpich" -DCMAKE_BUILD_TYPE=Release \
+        -DDART_MPI_FLAVOUR=mpich -DDART_BUILD_TESTS=OFF \
+        >>"$out/build.log" 2>&1 &&
+    cmake --build "$build_mpich" -j 2 --target bench-latency \
+      >>"$out/build.log" 2>&1 ||
+    { tail -20 "$out/build.log" >&2; echo "bench.sh: build failed" >&2
+      exit 1; }
+  export VCLUSTER_DIR="/run/dart-cluster-bench.$$"
+  trap '"$root/scripts/cluster.sh" down >/dev/null 2>&1 || true' EXIT
+  "$root/scripts/cluster.sh" up 2 >"$out/cluster.log" 2>&1 ||
+    { cat "$out/cluster.log" >&2; echo "bench.sh: cluster.sh up failed" >&2
+      exit 1; }
+fi
 
 # --- runs --------------------------------------------------------------
 steps=$((2 + lat_launches))
 ((want_shmem)) && steps=$((steps + 1 + lat_launches))
+# --cluster: no distance runs; MPICH latency launches.
+((cluster)) && steps=$((steps - 1 - want_shmem + lat_launches))
 models=(dart)
 ((want_mpi)) && models+=(mpi)
 ((want_shmem)) && models+=(shmem)
@@ -141,19 +191,35 @@ step=0 t_start=$SECONDS
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, mode: $([ $quick = 1 ] && echo quick || echo full)"
   echo "MPI: $(mpiexec.openmpi --version 2>&1 | head -1), OMPI_MCA_osc=$OMPI_MCA_osc"
+  ((cluster)) && echo "placement: 2 hosts of the virtual cluster" \
+    "(scripts/cluster.sh: namespaces, veth, TCP), units spread evenly;" \
+    "MPICH: $(mpiexec.mpich --version 2>&1 | grep -m1 Version | tr -s ' ')"
   echo "load average (1/5/15 min) before the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$out/env.txt"
+# The headings of the report say where the units ran.
+if ((cluster)); then
+  echo "2 hosts of the virtual cluster" >"$out/layout.txt"
+else
+  echo "one node" >"$out/layout.txt"
+fi
 progress() {
   step=$((step + 1))
   printf "[%2d/%d %4ds] %s\n" "$step" "$steps" $((SECONDS - t_start)) "$*"
 }
 
 # launch UNITS LOG PROGRAM ARGS...: pinned at 2 units, free when
-# oversubscribed. OpenSHMEM dies in shmem_finalize on this Open MPI, so the
-# exit status is not trusted: a run counts when it printed its result.
+# oversubscribed; across the cluster's 2 hosts with --cluster (MPI names
+# the library there, default Open MPI). OpenSHMEM dies in shmem_finalize
+# on this Open MPI, so the exit status is not trusted: a run counts when
+# it printed its result.
 launch() {
   local n="$1" log="$2"
   shift 2
+  if ((cluster)); then
+    "$root/scripts/cluster.sh" run --mpi "${MPI:-openmpi}" --timeout 900 \
+      -- -n "$n" "$@" >"$log" 2>&1 || true
+    return
+  fi
   local pin=()
   ((n <= 2)) && pin=(--bind-to core)
   mpiexec.openmpi -n "$n" "${pin[@]}" "$@" >"$log" 2>&1 || true
@@ -169,23 +235,37 @@ for ((r = 1; r <= lat_launches; ++r)); do
     launch 2 "$out/latency-shmem-$r.log" "$(bin shmem-latency)" \
       "${lat_args[@]}" --csv "$out/latency-shmem-$r.csv"
   fi
+  if ((cluster)); then
+    progress "latency by size, launch $r of $lat_launches: DART, MPI RMA" \
+             "with MPICH (2 units)"
+    MPI=mpich launch 2 "$out/latency-mpich-$r.log" \
+      "$(find "$build_mpich" -type f -name bench-latency -perm -u+x | head -1)" \
+      "${lat_args[@]}" --csv "$out/latency-mpich-$r.csv"
+  fi
 done
-progress "latency by distance: DART, MPI RMA ($dist_units units," \
-         "$dist_per_node per simulated node, oversubscribed)"
-DART_UNITS_PER_NODE=$dist_per_node launch "$dist_units" \
-  "$out/distance-dart-mpi.log" "$(bin bench-distance)" "${dist_args[@]}" \
-  --csv "$out/distance-dart-mpi.csv"
-if ((want_shmem)); then
-  progress "latency by distance: OpenSHMEM ($dist_units PEs, oversubscribed)"
-  launch "$dist_units" "$out/distance-shmem.log" "$(bin shmem-latency)" \
-    --distance "${dist_args[@]}" --csv "$out/distance-shmem.csv"
+if ((cluster)); then
+  progress "locks: hybrid, MCS on MPI atomics, MPI_Win_lock (2 units on" \
+           "two hosts)"
+  launch 2 "$out/locks-nodes2.log" "$(bin bench-locks)" "${lock_args[@]}" \
+    --csv "$out/locks-nodes2.csv"
+else
+  progress "latency by distance: DART, MPI RMA ($dist_units units," \
+           "$dist_per_node per simulated node, oversubscribed)"
+  DART_UNITS_PER_NODE=$dist_per_node launch "$dist_units" \
+    "$out/distance-dart-mpi.log" "$(bin bench-distance)" "${dist_args[@]}" \
+    --csv "$out/distance-dart-mpi.csv"
+  if ((want_shmem)); then
+    progress "latency by distance: OpenSHMEM ($dist_units PEs, oversubscribed)"
+    launch "$dist_units" "$out/distance-shmem.log" "$(bin shmem-latency)" \
+      --distance "${dist_args[@]}" --csv "$out/distance-shmem.csv"
+  fi
+  progress "locks: hybrid, MCS on MPI atomics, MPI_Win_lock (2 units, one" \
+           "node, then two simulated nodes)"
+  launch 2 "$out/locks-node1.log" "$(bin bench-locks)" "${lock_args[@]}" \
+    --csv "$out/locks-node1.csv"
+  DART_UNITS_PER_NODE=1 launch 2 "$out/locks-nodes2.log" \
+    "$(bin bench-locks)" "${lock_args[@]}" --csv "$out/locks-nodes2.csv"
 fi
-progress "locks: hybrid, MCS on MPI atomics, MPI_Win_lock (2 units, one" \
-         "node, then two simulated nodes)"
-launch 2 "$out/locks-node1.log" "$(bin bench-locks)" "${lock_args[@]}" \
-  --csv "$out/locks-node1.csv"
-DART_UNITS_PER_NODE=1 launch 2 "$out/locks-nodes2.log" "$(bin bench-locks)" \
-  "${lock_args[@]}" --csv "$out/locks-nodes2.csv"
 
 program_of() { # model kernel
   case "$1" in
@@ -241,7 +321,7 @@ echo "load average (1/5/15 min) after the runs: $(cut -d' ' -f1-3 /proc/loadavg)
 echo "== report in $out"
 python3 "$root/benchmarks/report.py" "$out" "$plots"
 if ((publish)); then
-  latest="$root/bench-results/latest"
+  latest="$root/bench-results/latest$( ((cluster)) && echo -cluster)"
   mkdir -p "$latest"
   cp "$out/summary.md" "$latest/"
   cp "$out"/*.png "$latest/" 2>/dev/null || true
