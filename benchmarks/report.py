@@ -82,9 +82,10 @@ def layout(d):
     return "one node"
 
 
-def latency_by_size(d, stem="latency-dart-mpi"):
+def latency_by_size(d, stem="latency-dart-mpi", shmem_stem="latency-shmem"):
     """{(op, bytes): {model: median ns over launches, "dart/raw": [ratio in
-    each launch]}} from bench-latency and shmem-latency."""
+    each launch]}} from bench-latency (files `stem`-N.csv) and
+    shmem-latency (`shmem_stem`-N.csv; None: no OpenSHMEM column)."""
     samples = {}
     for path in launch_files(d, stem):
         for row in read_csv(path):
@@ -101,8 +102,7 @@ def latency_by_size(d, stem="latency-dart-mpi"):
             dart, raw = num(row["dart_ns"]), num(row["raw_shm_ns"])
             if dart is not None and raw:
                 cell.setdefault("dart/raw", []).append(dart / raw)
-    for path in launch_files(d, "latency-shmem") \
-            if stem == "latency-dart-mpi" else []:
+    for path in launch_files(d, shmem_stem) if shmem_stem else []:
         for row in read_csv(path):
             cell = samples.setdefault((row["operation"], int(row["bytes"])),
                                       {})
@@ -304,7 +304,7 @@ def phase_rows(d, groups):
     return out + [""]
 
 
-def latency_rows(title, launches, size_tab, peers=True):
+def latency_rows(title, launches, size_tab):
     out = [f"\n### {title} (ns, median)\n",
            f"Median of {launches} launch(es), each the median of its "
            "rounds; DART / raw is taken inside each launch (median, and "
@@ -322,7 +322,7 @@ def latency_rows(title, launches, size_tab, peers=True):
         out.append(f"| {op} | {size_label(b)} | {fmt(c.get('dart'))} | "
                    f"{fmt(c.get('raw-shm'))} | {fmt(c.get('mpi-allocate'))} | "
                    f"{fmt(c.get('mpi-dynamic'))} | "
-                   f"{fmt(c.get('openshmem')) if peers else 'n/a'} | "
+                   f"{fmt(c.get('openshmem'))} | "
                    f"{median_range(raw, 2) if raw else 'n/a'} | "
                    f"{ratio(c.get('dart'), c.get('mpi-allocate'))} | "
                    f"{ratio(c.get('dart'), c.get('mpi-dynamic'))} | "
@@ -358,11 +358,10 @@ def write_summary(d, size_tab, dist_tab, groups):
     out += latency_rows(f"Blocking put/get and atomics latency by size, 2 "
                         f"units on {where}, Open MPI",
                         len(launch_files(d, "latency-dart-mpi")), size_tab)
-    mpich = latency_by_size(d, "latency-mpich")
+    mpich = latency_by_size(d, "latency-mpich", shmem_stem=None)
     if mpich:
         out += latency_rows(f"The same with MPICH, 2 units on {where}",
-                            len(launch_files(d, "latency-mpich")), mpich,
-                            peers=False)
+                            len(launch_files(d, "latency-mpich")), mpich)
     if dist_tab:
         out.append("\n### Latency by target unit (unit 0 to each), simulated "
                    "nodes, oversubscribed (ns, median)\n")

@@ -148,24 +148,27 @@ targets=(bench-latency bench-locks random-access stencil)
 ((cluster)) || targets+=(bench-distance)
 ((want_mpi)) && targets+=(mpi-random-access mpi-stencil)
 ((want_shmem)) && targets+=(shmem-latency shmem-random-access shmem-stencil)
-echo "== building ${targets[*]} (Release, Open MPI) in $build"
-cmake_flags=(-DCMAKE_BUILD_TYPE=Release -DDART_MPI_FLAVOUR=openmpi
-             -DDART_BUILD_TESTS=OFF)
-((want_shmem)) && cmake_flags+=(-DDART_OSHCC="$(command -v "$oshcc")")
-cmake -S "$root" -B "$build" "${cmake_flags[@]}" >"$out/build.log" 2>&1 &&
-  cmake --build "$build" -j 2 --target "${targets[@]}" >>"$out/build.log" 2>&1 ||
-  { tail -20 "$out/build.log" >&2; echo "bench.sh: build failed" >&2; exit 1; }
-bin() { find "$build" -type f -name "$1" -perm -u+x | head -1; }
-if ((cluster)); then
-  build_mpich="$root/build/bench-mpich"
-  echo "== building bench-latency (Release, MPICH) in $build_mpich"
-  cmake -S "$root" -B "$build_mpich" -DCMAKE_BUILD_TYPE=Release \
-        -DDART_MPI_FLAVOUR=mpich -DDART_BUILD_TESTS=OFF \
-        >>"$out/build.log" 2>&1 &&
-    cmake --build "$build_mpich" -j 2 --target bench-latency \
-      >>"$out/build.log" 2>&1 ||
+# build_in DIR FLAVOUR TARGET...: a Release build without the tests, its
+# output appended to build.log, fatal on failure.
+build_in() {
+  local dir="$1" flavour="$2"
+  shift 2
+  local flags=(-DCMAKE_BUILD_TYPE=Release -DDART_MPI_FLAVOUR="$flavour"
+               -DDART_BUILD_TESTS=OFF)
+  [ "$flavour" = openmpi ] && ((want_shmem)) &&
+    flags+=(-DDART_OSHCC="$(command -v "$oshcc")")
+  echo "== building $* (Release, $flavour) in $dir"
+  cmake -S "$root" -B "$dir" "${flags[@]}" >>"$out/build.log" 2>&1 &&
+    cmake --build "$dir" -j 2 --target "$@" >>"$out/build.log" 2>&1 ||
     { tail -20 "$out/build.log" >&2; echo "bench.sh: build failed" >&2
       exit 1; }
+}
+# bin PROGRAM [DIR]: the built executable (default: the Open MPI build).
+bin() { find "${2:-$build}" -type f -name "$1" -perm -u+x | head -1; }
+build_in "$build" openmpi "${targets[@]}"
+if ((cluster)); then
+  build_mpich="$root/build/bench-mpich"
+  build_in "$build_mpich" mpich bench-latency
   export VCLUSTER_DIR="/run/dart-cluster-bench.$$"
   trap '"$root/scripts/cluster.sh" down >/dev/null 2>&1 || true' EXIT
   "$root/scripts/cluster.sh" up 2 >"$out/cluster.log" 2>&1 ||
@@ -239,7 +242,7 @@ for ((r = 1; r <= lat_launches; ++r)); do
     progress "latency by size, launch $r of $lat_launches: DART, MPI RMA" \
              "with MPICH (2 units)"
     MPI=mpich launch 2 "$out/latency-mpich-$r.log" \
-      "$(find "$build_mpich" -type f -name bench-latency -perm -u+x | head -1)" \
+      "$(bin bench-latency "$build_mpich")" \
       "${lat_args[@]}" --csv "$out/latency-mpich-$r.csv"
   fi
 done

@@ -68,12 +68,11 @@ static dart_ret_t start_mpi(const char *call, int *argc, char ***argv,
  * chosen the one-sided component on mpiexec's command line. Open MPI
  * names a window "<component> window <n>", so an empty probe window made
  * as DART's segments are (MPI_Win_create) tells which component serves
- * them. osc/rdma,
- * Open MPI's default on one host, crashes the target of a contended
- * MPI_Compare_and_swap (ompi #11349; dart-impl/test/quirk_ompi_rdma_cas.c
- * shows it) and gets unsigned MIN and logical accumulates wrong
- * (test_app_mpi_atomics); osc/ucx and osc/pt2pt do not. Collective over
- * `world`. */
+ * them. osc/rdma, Open MPI's default on one host, crashes the target of
+ * a contended MPI_Compare_and_swap (ompi #11349;
+ * dart-impl/test/quirk_ompi_rdma_cas.c shows it) and gets unsigned MIN
+ * and logical accumulates wrong (test_app_mpi_atomics); osc/ucx and
+ * osc/pt2pt do not. Collective over `world`. */
 static bool mpi_atomics_work_here(MPI_Comm world)
 {
   char version[MPI_MAX_LIBRARY_VERSION_STRING];
