@@ -8,6 +8,7 @@
 #include "atomics.h"
 #include "datatype.h"
 #include "large_count.h"
+#include "mpi_quirks.h"
 #include "mpi_serialize.h"
 #include "operation.h"
 #include "runtime.h"
@@ -185,7 +186,7 @@ static bool accumulate_as_fetch(size_t nelem, dart_datatype_t dtype,
 
 static int flush_local(const struct target *t)
 {
-  return MPI_Win_flush_local(t->unit, t->win);
+  return mpi_win_flush_local(t->unit, t->win);
 }
 
 /* Open MPI 4.1's osc/ucx runs MPI_Compare_and_swap as a UCX atomic of the
@@ -412,7 +413,7 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
     break;
   }
   if (!runtime.mpi_atomics_work) {
-    /* Open MPI's osc/rdma (init.c mpi_atomics_work_here): its
+    /* Open MPI's osc/rdma (mpi_quirks.h): its
      * compare-and-swap crashes, and LAND, LOR and unsigned MIN
      * accumulates gave wrong final values in test_atomics. Refused,
      * never silently wrong. */

@@ -1,12 +1,14 @@
-/* Team memory: dart_team_memalloc_aligned allocates an
- * MPI_Win_allocate_shared window on the team's node communicator (seed
- * 003); registration takes the user's memory as it is. For RMA every
+/* Team memory: dart_team_memalloc_aligned allocates node-shared memory on
+ * the team's node communicator (node_shm.h: an MPI shared window, or
+ * DART's own mapping where the MPI has none; seed 003); registration
+ * takes the user's memory as it is. For RMA every
  * portion is exposed in a window: one MPI_Win_create window per segment
  * under Open MPI, the team's dynamic window under MPICH (see
  * window_per_segment). Every member learns every portion's size and
  * displacement, so put/get find any byte in O(1). */
 #include "globmem.h"
 #include "datatype.h"
+#include "node_shm.h"
 #include "pool_memory.h"
 #include "runtime.h"
 #include "target.h"
@@ -22,12 +24,6 @@
 /* Portions start on a cache line, whatever alignment MPI hands out (some
  * MPIs return 4- or 8-byte aligned shared memory). */
 #define PORTION_ALIGN 64
-
-static char *align_up(char *p)
-{
-  uintptr_t a = ((uintptr_t)p + PORTION_ALIGN - 1) & ~(uintptr_t)(PORTION_ALIGN - 1);
-  return (char *)a;
-}
 
 /* Which window exposes a segment's portions, by what each MPI does well:
  * - Open MPI 4.1's osc/ucx serves a dynamic window at half the speed of
@@ -58,15 +54,8 @@ static void segment_free_windows(struct team *team, struct segment *seg)
     MPI_Win_unlock_all(seg->win);
     MPI_Win_free(&seg->win);
   }
-  if (seg->shm_win != MPI_WIN_NULL) {
-    MPI_Win_free(&seg->shm_win);
-  }
-  if (seg->mapped_bytes > 0) {
-    pool_memory_unmap(seg->node_bases, team->node_size, seg->mapped_bytes);
-  } else {
-    free(seg->node_bases);
-  }
-  free(seg->private_mem);
+  struct node_shm shm = { seg->shm_win, seg->node_bases, seg->mapped_bytes };
+  node_shm_free(&shm, team->node_size);
   free(seg);
 }
 
@@ -196,7 +185,7 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
    * atomics read (atomics.c); the bytes below the portion share its page
    * and are never addressed (target.h checks every span). */
   bool own = seg->win != MPI_WIN_NULL &&
-             (seg->mapped_bytes > 0 || window_per_segment);
+             (seg->id == DART_SEGMENT_LOCAL || window_per_segment);
   size_t phase = (uintptr_t)seg->my_base % PORTION_ALIGN;
   if (own) {
     err = MPI_Win_create(seg->my_base - phase,
@@ -355,85 +344,25 @@ static dart_ret_t begin_segment(const char *call, dart_team_t teamid,
   return DART_OK;
 }
 
-/* Collective: a segment whose portions are private memory attached to the
- * team's window, for an MPI that cannot allocate shared windows (Open MPI
- * with OMPI_MCA_osc lacking sm): node peers then reach it through MPI
- * RMA, like a registered segment. */
-static dart_ret_t allocate_private(const char *call, struct team *team,
-                                   struct segment *seg, dart_gptr_t *gptr,
-                                   dart_ret_t local_err)
-{
-  size_t bytes = (seg->my_size + PORTION_ALIGN) & ~(size_t)(PORTION_ALIGN - 1);
-  seg->private_mem = aligned_alloc(PORTION_ALIGN, bytes);
-  if (seg->private_mem == NULL) {
-    /* The other members are on their way to the exchange: go there with
-     * an empty portion and make the allocation fail everywhere. */
-    dart_ret_t ret = report_error(DART_ERR_NOMEM, call, "out of memory for "
-                                  "a %zu-byte portion", seg->my_size);
-    seg->my_size = 0;
-    return publish_segment(call, team, seg, gptr,
-                           local_err != DART_OK ? local_err : ret);
-  }
-  seg->my_base = seg->private_mem;
-  return publish_segment(call, team, seg, gptr, local_err);
-}
-
-/* Said once per process: why node peers lose load/store access. */
-static void warn_no_shared_windows(const char *call, int err)
-{
-  static atomic_flag said = ATOMIC_FLAG_INIT;
-  if (!atomic_flag_test_and_set(&said)) {
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(err, text, &len);
-    LOG_WARN(call, "MPI_Win_allocate_shared failed (%s): team memory is "
-             "private and node peers reach it through MPI RMA; with Open "
-             "MPI, add sm to OMPI_MCA_osc (e.g. sm,ucx)", text);
-  }
-}
-
 /* Collective: the node-shared memory of a new segment (its id set),
- * nested into the team's dynamic window. */
+ * exposed for RMA by publish_segment. */
 static dart_ret_t allocate_shared(const char *call, struct team *team,
                                   struct segment *seg, dart_gptr_t *gptr,
                                   dart_ret_t local_err)
 {
-  dart_ret_t ret;
-  /* Padding gives every member a non-empty, realignable piece: zero-byte
-   * members may otherwise get a NULL base. */
-  MPI_Aint request = (MPI_Aint)(seg->my_size + PORTION_ALIGN);
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "alloc_shared_noncontig", "true");
-  char *raw = NULL;
-  int err = MPI_Win_allocate_shared(request, 1, info, team->node_comm, &raw,
-                                    &seg->shm_win);
-  MPI_Info_free(&info);
-  if (err != MPI_SUCCESS) {
-    seg->shm_win = MPI_WIN_NULL;
-    warn_no_shared_windows(call, err);
-    return allocate_private(call, team, seg, gptr, local_err);
-  }
-  seg->node_bases = malloc((size_t)team->node_size * sizeof(char *));
-  if (seg->node_bases == NULL) {
-    ret = report_error(DART_ERR_NOMEM, call, "out of memory");
+  struct node_shm shm;
+  dart_ret_t ret = node_shm_alloc(call, team->node_comm, seg->my_size, &shm);
+  if (ret != DART_OK) {
     /* Members on other nodes are on their way to the exchange: go there
      * with an empty portion and make the allocation fail everywhere. */
-    free(seg->node_bases);
-    seg->node_bases = NULL;
     seg->my_base = NULL;
     seg->my_size = 0;
     return publish_segment(call, team, seg, gptr,
                            local_err != DART_OK ? local_err : ret);
   }
-  MPI_Win_set_errhandler(seg->shm_win, MPI_ERRORS_RETURN);
-  for (int r = 0; r < team->node_size; ++r) {
-    MPI_Aint size;
-    int disp_unit;
-    char *base = NULL;
-    MPI_Win_shared_query(seg->shm_win, r, &size, &disp_unit, &base);
-    seg->node_bases[r] = align_up(base);
-  }
+  seg->shm_win = shm.win;
+  seg->node_bases = shm.bases;
+  seg->mapped_bytes = shm.mapped;
   seg->my_base = seg->node_bases[team->node_rank];
   return publish_segment(call, team, seg, gptr, local_err);
 }

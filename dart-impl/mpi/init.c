@@ -4,6 +4,7 @@
 #include "bootstrap.h"
 #include "datatype.h"
 #include "local_pool.h"
+#include "mpi_quirks.h"
 #include "mpi_serialize.h"
 #include "target.h"
 #include "onesided.h"
@@ -63,38 +64,6 @@ static dart_ret_t start_mpi(const char *call, int *argc, char ***argv,
   return DART_OK;
 }
 
-/* Whether MPI atomics can be used, asked of MPI itself rather
- * than of the environment: the application may have started MPI, or
- * chosen the one-sided component on mpiexec's command line. Open MPI
- * names a window "<component> window <n>", so an empty probe window made
- * as DART's segments are (MPI_Win_create) tells which component serves
- * them. osc/rdma, Open MPI's default on one host, crashes the target of
- * a contended MPI_Compare_and_swap (ompi #11349;
- * dart-impl/test/quirk_ompi_rdma_cas.c shows it) and gets unsigned MIN
- * and logical accumulates wrong (test_app_mpi_atomics); osc/ucx and
- * osc/pt2pt do not. Collective over `world`. */
-static bool mpi_atomics_work_here(MPI_Comm world)
-{
-  char version[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  if (MPI_Get_library_version(version, &len) != MPI_SUCCESS ||
-      strncmp(version, "Open MPI", 8) != 0) {
-    return true;
-  }
-  MPI_Win probe = MPI_WIN_NULL;
-  char name[MPI_MAX_OBJECT_NAME] = "";
-  if (MPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, world, &probe) ==
-      MPI_SUCCESS) {
-    MPI_Win_get_name(probe, name, &len);
-    MPI_Win_free(&probe);
-  }
-  bool rdma = strncmp(name, "rdma ", 5) == 0;
-  LOG_DEBUG("dart_init", "Open MPI serves DART's windows with osc/%.*s%s",
-            (int)strcspn(name, " "), name,
-            rdma ? ": atomics through MPI are off" : "");
-  return !rdma;
-}
-
 static void stop_mpi(void)
 {
   if (runtime.owns_mpi) {
@@ -133,7 +102,10 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
   MPI_Comm_rank(world, &runtime.myid);
   MPI_Comm_size(world, &runtime.size);
   log_set_unit(runtime.myid);
-  runtime.mpi_atomics_work = mpi_atomics_work_here(world);
+  if ((ret = mpi_quirks_detect(call, world)) != DART_OK) {
+    MPI_Comm_free(&world);
+    goto fail_mpi;
+  }
 
   void *tag_ub = NULL;
   int flag = 0;

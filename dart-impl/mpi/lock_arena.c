@@ -1,10 +1,11 @@
 /* The per-team lock arenas (see lock_arena.h). A HYBRID chunk is one
- * MPI_Win_allocate_shared on the team's node communicator (node rank 0
- * provides LOCK_ARENA_CHUNK cache lines) and, on multi-node teams, one
- * MPI_Win_allocate of LOCK_ARENA_CHUNK words per unit on the team; an MCS
- * chunk only the latter, LOCK_ARENA_MCS_WORDS words a slot. Network
- * windows stay in a lock_all epoch for the chunk's lifetime. */
+ * piece of node-shared memory on the team's node communicator (node_shm.h;
+ * node rank 0 provides LOCK_ARENA_CHUNK cache lines) and, on multi-node
+ * teams, one MPI_Win_allocate of LOCK_ARENA_CHUNK words per unit on the
+ * team; an MCS chunk only the latter, LOCK_ARENA_MCS_WORDS words a slot.
+ * Network windows stay in a lock_all epoch for the chunk's lifetime. */
 #include "lock_arena.h"
+#include "node_shm.h"
 #include "runtime.h"
 #include "team_sync.h"
 
@@ -14,7 +15,8 @@
 enum { LINE = 64 };
 
 struct arena_chunk {
-  MPI_Win  shm_win;
+  struct node_shm shm;
+  int      node_size;
   char    *lines;   /* this node's LOCK_ARENA_CHUNK lines, line-aligned */
   MPI_Win  net_win;
   int64_t *net_words; /* my part of net_win */
@@ -47,9 +49,7 @@ static void chunk_free(struct arena_chunk *c)
     MPI_Win_unlock_all(c->net_win);
     MPI_Win_free(&c->net_win);
   }
-  if (c->shm_win != MPI_WIN_NULL) {
-    MPI_Win_free(&c->shm_win);
-  }
+  node_shm_free(&c->shm, c->node_size);
 }
 
 static int words_per_slot(enum lock_arena_kind kind)
@@ -87,29 +87,21 @@ static dart_ret_t chunk_create(const char *call, struct team *team,
                                enum lock_arena_kind kind,
                                struct arena_chunk *c)
 {
-  c->shm_win = MPI_WIN_NULL;
+  c->shm = (struct node_shm){ .win = MPI_WIN_NULL };
+  c->node_size = team->node_size;
   c->net_win = MPI_WIN_NULL;
   c->lines = NULL;
   c->net_words = NULL;
   if (kind == LOCK_ARENA_MCS) {
     return chunk_create_net(call, team, kind, c);
   }
-  /* One spare line: some MPIs under-align shared memory. */
-  MPI_Aint bytes = team->node_rank == 0
-                       ? (MPI_Aint)((LOCK_ARENA_CHUNK + 1) * LINE) : 0;
-  char *mine = NULL;
-  int err = MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, team->node_comm,
-                                    &mine, &c->shm_win);
-  if (err != MPI_SUCCESS) {
-    c->shm_win = MPI_WIN_NULL;
-    return report_mpi_error(call, "MPI_Win_allocate_shared", err);
+  size_t bytes = team->node_rank == 0 ? (size_t)LOCK_ARENA_CHUNK * LINE : 0;
+  dart_ret_t ret = node_shm_alloc(call, team->node_comm, bytes, &c->shm);
+  if (ret != DART_OK) {
+    return ret;
   }
-  MPI_Aint size;
-  int disp;
-  char *base = NULL;
-  MPI_Win_shared_query(c->shm_win, 0, &size, &disp, &base);
-  c->lines = (char *)(((uintptr_t)base + LINE - 1) & ~(uintptr_t)(LINE - 1));
-  dart_ret_t ret = team->num_nodes == 1
+  c->lines = c->shm.bases[0];
+  ret = team->num_nodes == 1
                        ? DART_OK : chunk_create_net(call, team, kind, c);
   if (ret != DART_OK) {
     chunk_free(c);

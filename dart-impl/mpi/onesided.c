@@ -4,6 +4,7 @@
  * segment's window, which stays in a lock_all epoch. */
 #include "datatype.h"
 #include "large_count.h"
+#include "mpi_quirks.h"
 #include "mpi_serialize.h"
 #include "onesided.h"
 #include "runtime.h"
@@ -269,7 +270,7 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
   if (err == MPI_SUCCESS && completion == COMPLETE) {
     what = "MPI_Win_flush";
     err = is_put ? MPI_Win_flush(t.unit, t.win)
-                 : MPI_Win_flush_local(t.unit, t.win);
+                 : mpi_win_flush_local(t.unit, t.win);
   }
   mpi_serial_leave();
   mpi_count_release(&lc);
@@ -453,7 +454,7 @@ static dart_ret_t flush(const char *call, dart_gptr_t gptr, bool all_units,
   if (all_units) { /* serialized inside (rma_targets.c) */
     err = rma_targets_flush_all(&seg->rma_targets, win, local_only);
   } else {
-    MPI_SERIALIZED(err = local_only ? MPI_Win_flush_local(unit, win)
+    MPI_SERIALIZED(err = local_only ? mpi_win_flush_local(unit, win)
                                     : MPI_Win_flush(unit, win));
   }
   /* Only a flush of all units completes everything issued before it. */
@@ -545,7 +546,7 @@ static int complete(struct pending_transfer *p, bool remote)
   if (p->by_request) {
     err = MPI_Wait(&p->request, MPI_STATUS_IGNORE);
   } else if (!(remote && p->is_put)) {
-    err = MPI_Win_flush_local(p->unit, p->win);
+    err = mpi_win_flush_local(p->unit, p->win);
   }
   if (err == MPI_SUCCESS && remote && p->is_put) {
     err = MPI_Win_flush(p->unit, p->win);

@@ -104,8 +104,8 @@ dart_ret_t pool_memory_map(const char *call, MPI_Comm node_comm,
     }
     return report_error(agreed == ENOSPC || agreed == ENOMEM
                           ? DART_ERR_NOMEM : DART_ERR_OTHER, call,
-                        "cannot %s the node-shared local pool (%zu bytes "
-                        "backed of %zu reserved per unit): %s%s", step,
+                        "cannot %s node-shared memory (%zu bytes backed of "
+                        "%zu reserved per unit): %s%s", step,
                         commit, reserve, strerror(err ? err : agreed),
                         err ? "" : " (on a node peer)");
   }

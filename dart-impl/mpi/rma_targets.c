@@ -1,4 +1,5 @@
 #include "rma_targets.h"
+#include "mpi_quirks.h"
 #include "mpi_serialize.h"
 
 #include <stdlib.h>
@@ -47,7 +48,7 @@ static int flush_word(struct rma_targets *t, MPI_Win win, bool local_only,
     int b = __builtin_ctzll(bits);
     int unit = w * 64 + b;
     int err;
-    MPI_SERIALIZED(err = local_only ? MPI_Win_flush_local(unit, win)
+    MPI_SERIALIZED(err = local_only ? mpi_win_flush_local(unit, win)
                                     : MPI_Win_flush(unit, win));
     if (err != MPI_SUCCESS) {
       atomic_fetch_or_explicit(local_only ? &t->local[w] : &t->remote[w],

@@ -22,14 +22,14 @@ struct segment {
                             window of its own (globmem.c) */
   char     **node_bases; /* node-local rank -> that peer's portion, mapped
                             here; NULL for registered segments */
-  MPI_Win    shm_win;    /* MPI_WIN_NULL for registered segments and
-                            the local pool */
-  size_t     mapped_bytes; /* local pool: each node_bases entry is a
+  MPI_Win    shm_win;    /* MPI's shared window of an allocation, else
+                            MPI_WIN_NULL */
+  size_t     mapped_bytes; /* DART's own mapping (the local pool, or an
+                              allocation where MPI has no shared windows,
+                              node_shm.h): each node_bases entry is a
                               mapping of this size, unmapped with it */
   char      *my_base;
   size_t     my_size;
-  char      *private_mem; /* my portion when the MPI has no shared windows
-                             (globmem.c allocate_private), else NULL */
   MPI_Win    win;        /* window exposing my portion: the team's
                             dynamic window, or the segment's own
                             (owns_win); MPI_WIN_NULL in one-unit teams */

@@ -14,6 +14,7 @@
  * so arrivals do not contend. */
 #include "team_sync.h"
 #include "local_reduce.h"
+#include "node_shm.h"
 #include "runtime.h"
 #include "team.h"
 
@@ -34,7 +35,7 @@ _Static_assert(sizeof(struct arrival) == LINE, "an arrival is one line");
 _Static_assert(TEAM_SYNC_MAX_BYTES % LINE == 0, "slots start on lines");
 
 struct team_sync {
-  MPI_Win         win;
+  struct node_shm shm;        /* holds the block below */
   struct arrival *arrive;     /* [size] */
   char           *slots;      /* [2][size][TEAM_SYNC_MAX_BYTES] */
   uint64_t        epoch;      /* episodes this unit entered */
@@ -136,31 +137,21 @@ dart_ret_t team_sync_create(const char *call, struct team *team)
     return DART_OK;
   }
   struct team_sync *s = calloc(1, sizeof *s);
-  /* Node rank 0 allocates everything; the line of padding lets the block
-   * be realigned where an MPI under-aligns shared memory. */
-  MPI_Aint bytes = team->node_rank == 0
-                     ? (MPI_Aint)(block_bytes(team->size) + LINE) : 0;
-  char *mine = NULL;
-  MPI_Win win = MPI_WIN_NULL;
-  int err = MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, team->node_comm,
-                                    &mine, &win);
-  char *base = NULL;
-  if (err == MPI_SUCCESS) {
-    MPI_Aint size;
-    int disp;
-    MPI_Win_shared_query(win, 0, &size, &disp, &base);
-    base = (char *)(((uintptr_t)base + LINE - 1) & ~(uintptr_t)(LINE - 1));
-    if (team->node_rank == 0) {
-      memset(base, 0, block_bytes(team->size));
-    }
+  /* Node rank 0 provides everything. */
+  size_t bytes = team->node_rank == 0 ? block_bytes(team->size) : 0;
+  struct node_shm shm;
+  bool mapped = node_shm_alloc(call, team->node_comm, bytes, &shm) == DART_OK;
+  char *base = mapped ? shm.bases[0] : NULL;
+  if (base != NULL && team->node_rank == 0) {
+    memset(base, 0, block_bytes(team->size));
   }
   /* Agrees on success; also orders the zeroing before any use. */
-  int ok = err == MPI_SUCCESS && s != NULL && base != NULL;
+  int ok = s != NULL && base != NULL;
   int all_ok = 0;
   int agree = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, team->comm);
   if (agree != MPI_SUCCESS || !all_ok) {
-    if (win != MPI_WIN_NULL) {
-      MPI_Win_free(&win);
+    if (mapped) {
+      node_shm_free(&shm, team->node_size);
     }
     free(s);
     if (agree != MPI_SUCCESS) {
@@ -168,11 +159,10 @@ dart_ret_t team_sync_create(const char *call, struct team *team)
     }
     LOG_WARN(call, "team %d: no shared block for barrier and reductions "
              "(%s), using MPI's", (int)team->id,
-             err != MPI_SUCCESS ? "MPI_Win_allocate_shared failed"
-                                : "out of memory");
+             mapped ? "out of memory" : "no node-shared memory");
     return DART_OK;
   }
-  s->win = win;
+  s->shm = shm;
   s->arrive = (struct arrival *)base;
   s->slots = base + (size_t)team->size * sizeof(struct arrival);
   team->sync = s;
@@ -185,7 +175,7 @@ void team_sync_free(struct team *team)
   if (s == NULL) {
     return;
   }
-  MPI_Win_free(&s->win);
+  node_shm_free(&s->shm, team->node_size);
   free(s);
   team->sync = NULL;
 }
