@@ -42,6 +42,7 @@ struct env_config {
   int                 local_pool_max_mib;/* DART_LOCAL_POOL_MAX_MIB, 0 =
                                             default */
   enum shared_rw_lock_kind nodedb_lock;  /* DART_NODEDB_LOCK */
+  int                 accumulate_batch;  /* DART_ACCUMULATE_BATCH, 0 = off */
 };
 
 /* Fills `cfg` from the environment. Returns 0, or -1 with a message in

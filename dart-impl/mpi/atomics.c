@@ -4,8 +4,11 @@
  * node and the segment is mapped there (every target is then reached by
  * load/store), MPI atomics otherwise, for local targets too. Results are
  * complete on return (the MPI path flushes locally), which the spec
- * allows and which keeps MPI from reading the caller's operands late. */
+ * allows and which keeps MPI from reading the caller's operands late;
+ * one-element accumulates through MPI are copied into a batch per target
+ * instead (acc_batch.h), sent by the next flush. */
 #include "atomics.h"
+#include "acc_batch.h"
 #include "datatype.h"
 #include "large_count.h"
 #include "mpi_quirks.h"
@@ -428,10 +431,24 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
      * (MPI_Accumulate rejects it with MPI_ERR_OP); it changes nothing. */
     return DART_OK;
   }
-  dart_ret_t ret = DART_OK;
+  bool emulated = emulate_minmax[dtype] &&
+                  (op == DART_OP_MIN || op == DART_OP_MAX);
   int err = MPI_SUCCESS;
+  if (result == NULL && nelem == 1 && !emulated &&
+      acc_batch_add(&t, values, dtype, atomic_type[dtype], op,
+                    accumulate_as_fetch(1, dtype, op), &err)) {
+    return DART_OK; /* sent by the next flush (acc_batch.h) */
+  }
+  /* Any other atomic to this unit comes after its batched accumulates. */
+  if (err == MPI_SUCCESS) {
+    err = acc_batch_send(t.segment, t.unit);
+  }
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Accumulate", err);
+  }
+  dart_ret_t ret = DART_OK;
   mpi_serial_enter(); /* the MPI calls up to the flush (mpi_serialize.h) */
-  if (emulate_minmax[dtype] && (op == DART_OP_MIN || op == DART_OP_MAX)) {
+  if (emulated) {
     for (size_t i = 0; i < nelem && err == MPI_SUCCESS && ret == DART_OK;
          ++i) {
       err = emulated_minmax(call, &t, (const char *)values + i * elem,
@@ -668,8 +685,12 @@ static dart_ret_t compare_and_swap_slow(dart_gptr_t gptr, const void *value,
     target_direct_progress();
     return DART_OK;
   }
+  /* After this unit's batched accumulates (acc_batch.h). */
+  int err = acc_batch_send(t.segment, t.unit);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Accumulate", err);
+  }
   dart_ret_t ret = DART_OK;
-  int err;
   MPI_SERIALIZED(err = mpi_compare_and_swap(call, &t, value, compare, result,
                                             dtype, &ret));
   target_rma_issued(&t);

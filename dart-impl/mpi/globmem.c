@@ -7,6 +7,7 @@
  * window_per_segment). Every member learns every portion's size and
  * displacement, so put/get find any byte in O(1). */
 #include "globmem.h"
+#include "acc_batch.h"
 #include "datatype.h"
 #include "node_shm.h"
 #include "pool_memory.h"
@@ -64,6 +65,7 @@ static void segment_free_windows(struct team *team, struct segment *seg)
 static void segment_free_local(struct segment *seg)
 {
   target_forget_all();
+  acc_batch_free(seg); /* sends accumulates nobody flushed */
   if (seg->attached) {
     MPI_Win_detach(seg->win, seg->my_base);
     seg->attached = false;

@@ -1,5 +1,6 @@
 /* dart_init / dart_exit and the process-level queries. */
 #include "runtime.h"
+#include "acc_batch.h"
 #include "atomics.h"
 #include "bootstrap.h"
 #include "datatype.h"
@@ -132,6 +133,7 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
     goto fail_types;
   }
   atomics_module_init();
+  acc_batch_setup(env.accumulate_batch);
   /* The team table takes ownership of `world` from here on. */
   if ((ret = team_module_init(call, world)) != DART_OK) {
     goto fail_ops;

@@ -2,6 +2,7 @@
  * reached with memcpy (or a pack loop for derived types) for blocking and
  * non-blocking calls alike; everything else goes through MPI RMA on the
  * segment's window, which stays in a lock_all epoch. */
+#include "acc_batch.h"
 #include "datatype.h"
 #include "large_count.h"
 #include "mpi_quirks.h"
@@ -450,7 +451,11 @@ static dart_ret_t flush(const char *call, dart_gptr_t gptr, bool all_units,
   if (win == MPI_WIN_NULL || issued == done) {
     return DART_OK; /* nothing went through MPI since the last flush */
   }
-  int err;
+  /* Batched accumulates go out first (acc_batch.h). */
+  int err = acc_batch_send(seg, all_units ? -1 : unit);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Accumulate", err);
+  }
   if (all_units) { /* serialized inside (rma_targets.c) */
     err = rma_targets_flush_all(&seg->rma_targets, win, local_only);
   } else {

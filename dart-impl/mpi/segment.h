@@ -5,6 +5,8 @@
 
 #include "rma_targets.h"
 
+struct acc_batches;
+
 #include <mpi.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -42,6 +44,8 @@ struct segment {
   atomic_ulong rma_flushed;
   atomic_ulong rma_flushed_local;
   struct rma_targets rma_targets; /* which units those went to */
+  struct acc_batches *batches;    /* accumulates not sent yet
+                                     (acc_batch.h), NULL until the first */
   struct segment    *next_retired;
 };
 

@@ -47,3 +47,16 @@ target_link_libraries(test_atomics_align PRIVATE dart MPI::MPI_C)
 dart_add_mpi_test(test_atomics_align UNITS 1 2 4 NODES 1 2 TIMEOUT 240)
 dart_add_mpi_test(test_atomics_align NAME noshm UNITS 1 2 4
                   ENV DART_SHM_PATH=off TIMEOUT 240)
+
+# One-element accumulates through MPI gathered per target (acc_batch.h):
+# exact results, issue order of one origin, sends at free; with the
+# default limit, a limit of 7 (full batches go out by themselves), and off.
+add_executable(test_accumulate_batch test_accumulate_batch.c)
+target_link_libraries(test_accumulate_batch PRIVATE dart MPI::MPI_C)
+dart_add_mpi_test(test_accumulate_batch UNITS 1 2 3 4 NODES 1 2)
+dart_add_mpi_test(test_accumulate_batch NAME noshm UNITS 2 4
+                  ENV DART_SHM_PATH=off)
+dart_add_mpi_test(test_accumulate_batch NAME limit7 UNITS 2 4 NODES 2
+                  ENV DART_ACCUMULATE_BATCH=7)
+dart_add_mpi_test(test_accumulate_batch NAME unbatched UNITS 2 4 NODES 2
+                  ENV DART_ACCUMULATE_BATCH=0)
