@@ -260,7 +260,7 @@ static int mpi_compare_and_swap(const char *call, const struct target *t,
                                 void *result, dart_datatype_t dtype,
                                 dart_ret_t *ret)
 {
-  if (!runtime.mpi_atomics_work) {
+  if (!mpi_cas_works()) {
     *ret = report_error(DART_ERR_OTHER, call,
                         "compare-and-swap through MPI is disabled: Open "
                         "MPI serves DART's windows with osc/rdma, which "
@@ -415,24 +415,23 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
   case PATH_MPI:
     break;
   }
-  if (!runtime.mpi_atomics_work) {
-    /* Open MPI's osc/rdma (mpi_quirks.h): its
-     * compare-and-swap crashes, and LAND, LOR and unsigned MIN
-     * accumulates gave wrong final values in test_atomics. Refused,
+  bool emulated = emulate_minmax[dtype] &&
+                  (op == DART_OP_MIN || op == DART_OP_MAX);
+  if (!mpi_atomic_works(op, dtype) || (emulated && !mpi_cas_works())) {
+    /* Open MPI's osc/rdma (mpi_quirks.h) gets these wrong. Refused,
      * never silently wrong. */
     return report_error(DART_ERR_OTHER, call,
-                        "atomics through MPI are disabled: Open MPI serves "
-                        "DART's windows with osc/rdma, whose accumulates "
-                        "and compare-and-swap are wrong or crash; start "
-                        "MPI with OMPI_MCA_osc=sm,ucx");
+                        "operation %ld on type %ld through MPI is "
+                        "disabled: Open MPI serves DART's windows with "
+                        "osc/rdma, which gets it wrong (logical operations, "
+                        "unsigned MIN/MAX); start MPI with "
+                        "OMPI_MCA_osc=sm,ucx", (long)op, (long)dtype);
   }
   if (result == NULL && op == DART_OP_NO_OP) {
     /* MPI_NO_OP is valid in MPI_Fetch_and_op / MPI_Get_accumulate only
      * (MPI_Accumulate rejects it with MPI_ERR_OP); it changes nothing. */
     return DART_OK;
   }
-  bool emulated = emulate_minmax[dtype] &&
-                  (op == DART_OP_MIN || op == DART_OP_MAX);
   int err = MPI_SUCCESS;
   if (result == NULL && nelem == 1 && !emulated &&
       acc_batch_add(&t, values, dtype, atomic_type[dtype], op,

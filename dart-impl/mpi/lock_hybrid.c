@@ -18,6 +18,7 @@
  * release are inlined in lock_api.c. */
 #include "lock.h"
 #include "lock_arena.h"
+#include "mpi_quirks.h"
 #include "mpi_serialize.h"
 #include "runtime.h"
 #include "team_sync.h"
@@ -416,7 +417,7 @@ static dart_ret_t hybrid_create(const char *call, struct dart_lock_struct *l)
 {
   struct team *team = l->team;
   bool multi_node = team->num_nodes > 1;
-  if (multi_node && !runtime.mpi_atomics_work) {
+  if (multi_node && !mpi_cas_works()) {
     return report_error(DART_ERR_OTHER, call, "hybrid locks across nodes "
                         "need MPI_Compare_and_swap, unsafe with this Open MPI "
                         "one-sided component (set OMPI_MCA_osc=sm,ucx)");

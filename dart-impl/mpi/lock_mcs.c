@@ -6,6 +6,7 @@
  * window's default accumulate_ops (same op or no-op) holds. */
 #include "lock.h"
 #include "lock_arena.h"
+#include "mpi_quirks.h"
 #include "mpi_serialize.h"
 #include "runtime.h"
 #include "team_sync.h"
@@ -171,7 +172,7 @@ static dart_ret_t mcs_reset(const char *call, struct dart_lock_struct *l)
 
 static dart_ret_t mcs_create(const char *call, struct dart_lock_struct *l)
 {
-  if (!runtime.mpi_atomics_work) {
+  if (!mpi_cas_works()) {
     return report_error(DART_ERR_OTHER, call, "the MCS lock needs "
                         "MPI_Compare_and_swap, unsafe with this Open MPI "
                         "one-sided component (set OMPI_MCA_osc=sm,ucx)");

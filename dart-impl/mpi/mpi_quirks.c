@@ -38,7 +38,6 @@ dart_ret_t mpi_quirks_detect(const char *call, MPI_Comm world)
   if (size == 1) {
     /* One unit makes no windows (its teams are all of one unit), and
      * Open MPI 4.1 under its default components cannot make one there. */
-    runtime.mpi_atomics_work = true;
     return DART_OK;
   }
   char osc[32] = "";
@@ -60,7 +59,7 @@ dart_ret_t mpi_quirks_detect(const char *call, MPI_Comm world)
                         "both", text);
   }
   bool rdma = strcmp(osc, "rdma") == 0;
-  runtime.mpi_atomics_work = !rdma;
+  mpi_quirks.atomics_partly_wrong = rdma;
   mpi_quirks.flush_local_is_flush = strcmp(osc, "pt2pt") == 0;
   if (osc[0] != '\0') {
     LOG_DEBUG(call, "Open MPI serves DART's windows with osc/%s", osc);
@@ -68,10 +67,28 @@ dart_ret_t mpi_quirks_detect(const char *call, MPI_Comm world)
   int me = 0;
   MPI_Comm_rank(world, &me);
   if (rdma && me == 0) {
-    LOG_WARN(call, "Open MPI serves DART's windows with osc/rdma: atomics "
+    LOG_WARN(call, "Open MPI serves DART's windows with osc/rdma: "
+             "compare-and-swap, logical operations and unsigned MIN/MAX "
              "that go through MPI (on registered memory, and between "
              "nodes) will fail with DART_ERR_OTHER, since osc/rdma gets "
-             "some wrong or crashes; start MPI with OMPI_MCA_osc=sm,ucx");
+             "them wrong or crashes; start MPI with OMPI_MCA_osc=sm,ucx");
   }
   return DART_OK;
+}
+
+bool mpi_atomic_works(dart_operation_t op, dart_datatype_t dtype)
+{
+  if (!mpi_quirks.atomics_partly_wrong) {
+    return true;
+  }
+  switch (op) {
+  case DART_OP_LAND: case DART_OP_LOR: case DART_OP_LXOR:
+    return false;
+  case DART_OP_MIN: case DART_OP_MAX:
+    /* BYTE has no defined signedness: treated as the unsigned ones. */
+    return dtype != DART_TYPE_UINT && dtype != DART_TYPE_ULONG &&
+           dtype != DART_TYPE_ULONGLONG && dtype != DART_TYPE_BYTE;
+  default:
+    return true;
+  }
 }

@@ -17,8 +17,6 @@ struct runtime {
   int               simulated_node;    /* index of my simulated node inside
                                           my physical node (0 when off) */
   int               tag_ub;            /* largest user tag */
-  bool              mpi_atomics_work;  /* MPI atomics are safe
-                                          (mpi_quirks.h) */
   MPI_Comm          user_p2p_comm;     /* dart_send/recv only */
   struct env_config env;
 };
