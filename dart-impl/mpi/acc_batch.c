@@ -21,6 +21,9 @@ struct acc_batch {
   int              count, capacity;
   MPI_Aint        *disps;  /* target displacements in issue order */
   char            *values; /* count * elem bytes */
+  long double      unused; /* a fetch-and-op's result, written by MPI
+                              until the flush after it (any basic type
+                              fits) */
 };
 
 struct acc_batches {
@@ -71,9 +74,8 @@ static int send_distinct(struct acc_batch *b, int unit, MPI_Win win,
   MPI_Op op = operation_mpi_op(b->op);
   if (n == 1) {
     if (b->single_as_fetch) {
-      long double unused; /* room for any basic type's result */
-      return MPI_Fetch_and_op(values, &unused, b->mpi_type, unit, disps[0],
-                              op, win);
+      return MPI_Fetch_and_op(values, &b->unused, b->mpi_type, unit,
+                              disps[0], op, win);
     }
     return MPI_Accumulate(values, 1, b->mpi_type, unit, disps[0], 1,
                           b->mpi_type, op, win);
