@@ -192,11 +192,18 @@ static struct acc_batch *batch_of(struct segment *seg, int units, int unit)
   return s->by_unit[unit];
 }
 
-/* Whether a batch may take (op, dtype): operations whose repeated
- * application to one location combines into one (REPLACE keeps the last
- * operand); NO_OP changes nothing and never comes here. */
+/* Whether a batch may take (op, dtype): integer operations, whose
+ * repeated application to one location combines exactly into one
+ * (REPLACE keeps the last operand); NO_OP changes nothing and never comes
+ * here. */
 static bool batchable(dart_operation_t op, dart_datatype_t dtype)
 {
+  /* Not floating point: (x + a) + b, applied one by one in issue order,
+   * can round differently from x + (a + b). */
+  if (dtype == DART_TYPE_FLOAT || dtype == DART_TYPE_DOUBLE ||
+      dtype == DART_TYPE_LONG_DOUBLE) {
+    return false;
+  }
   return op == DART_OP_REPLACE ||
          (op != DART_OP_NO_OP && op != DART_OP_MINMAX &&
           local_reduce_supports(op, dtype));
@@ -306,8 +313,21 @@ void acc_batch_free(struct segment *seg)
   if (seg->batches == NULL) {
     return;
   }
-  /* Complete at the targets: a window of its own is freed only later,
-   * and memory attached to the team's window is detached right after. */
+  /* Freeing with RMA not flushed breaks the spec's rule (flush, barrier,
+   * free), and a target that freed first may have detached its memory
+   * already: said once per segment. What is left still goes out, complete
+   * at the targets, so that the unit's own portion, at least, gets it. */
+  int waiting = 0;
+  pthread_mutex_lock(&batch_lock);
+  for (int i = 0; i < seg->batches->npending; ++i) {
+    waiting += seg->batches->by_unit[seg->batches->pending[i]]->count;
+  }
+  pthread_mutex_unlock(&batch_lock);
+  if (waiting > 0) {
+    LOG_WARN("dart_team_memfree", "segment %d is freed with %d accumulates "
+             "not flushed: sent now (flush and barrier before a free)",
+             (int)seg->id, waiting);
+  }
   int err = send_all(seg, -1, true);
   if (err != MPI_SUCCESS) {
     report_mpi_error("freeing a segment", "MPI_Accumulate", err);

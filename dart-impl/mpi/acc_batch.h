@@ -18,8 +18,11 @@
  * batch the updates of one location are combined in issue order (every
  * operation a batch accepts is associative; REPLACE keeps the last).
  * Completion: a flush of the target (or of all units) sends the batch
- * first; freeing the segment sends what is left. The operand is copied at
- * once, so the caller's buffer is free on return. */
+ * first; freeing the segment sends what is left, with a warning (the spec
+ * asks for flush and barrier before a free). The operand is copied at
+ * once, so the caller's buffer is free on return. Integer types only:
+ * combining floating-point operands could round differently from
+ * applying them one by one. */
 #ifndef DART_MPI_ACC_BATCH_H
 #define DART_MPI_ACC_BATCH_H
 
@@ -49,8 +52,8 @@ bool acc_batch_add(const struct target *t, const void *value,
  * locally. Returns the MPI error code. */
 int acc_batch_send(struct segment *seg, int unit);
 
-/* Sends what is left, completes it at the targets, and frees the
- * segment's batches. */
+/* Sends what is left (saying so), completes it at the targets, and
+ * frees the segment's batches. */
 void acc_batch_free(struct segment *seg);
 
 #endif
