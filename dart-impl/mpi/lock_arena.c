@@ -101,8 +101,8 @@ static dart_ret_t chunk_create(const char *call, struct team *team,
     return ret;
   }
   c->lines = c->shm.bases[0];
-  ret = team->num_nodes == 1
-                       ? DART_OK : chunk_create_net(call, team, kind, c);
+  ret = team->num_nodes == 1 ? DART_OK
+                             : chunk_create_net(call, team, kind, c);
   if (ret != DART_OK) {
     chunk_free(c);
   }

@@ -33,6 +33,8 @@ static int probe_window(MPI_Comm world, char *component, size_t size)
 
 dart_ret_t mpi_quirks_detect(const char *call, MPI_Comm world)
 {
+  /* Nothing carried over from an earlier dart_init on a borrowed MPI. */
+  mpi_quirks = (struct mpi_quirks){ false, false };
   int size = 0;
   MPI_Comm_size(world, &size);
   if (size == 1) {
