@@ -1,8 +1,13 @@
 #include "logging.h"
-#include "config_store.h"
+
+#include <dash/dart/if/dart_config.h>
 
 #include <stdarg.h>
 #include <stdio.h>
+
+/* The record behind dart_config(): static, so usable before dart_init;
+ * clients write it at run time. Its one setting switches this log. */
+static dart_config_t process_config = { .log_enabled = 1 };
 
 static enum log_level current_level = LOG_LEVEL_WARN;
 static int current_unit = -1;
@@ -17,7 +22,7 @@ void log_set_unit(int unit) { current_unit = unit; }
 
 int log_enabled_for(enum log_level level)
 {
-  return config_store_get()->log_enabled && level <= current_level;
+  return process_config.log_enabled && level <= current_level;
 }
 
 static void log_vwrite(enum log_level level, const char *call,
@@ -65,4 +70,13 @@ dart_ret_t report_error(dart_ret_t code, const char *call, const char *fmt, ...)
   log_vwrite(LOG_LEVEL_ERROR, call, fmt, args);
   va_end(args);
   return code;
+}
+
+void dart_config(dart_config_t **config_out)
+{
+  if (config_out == NULL) {
+    report_error(DART_ERR_INVAL, __func__, "config_out is NULL");
+    return;
+  }
+  *config_out = &process_config;
 }

@@ -1,6 +1,7 @@
 /* Logging: one line per event on stderr, tagged with the unit id.
  * The level comes from DART_LOG_LEVEL (read once at init); the DART
- * config flag log_enabled (dart_config) switches output off entirely. */
+ * config flag log_enabled (dart_config, whose record lives in logging.c)
+ * switches output off entirely. */
 #ifndef DART_BASE_LOGGING_H
 #define DART_BASE_LOGGING_H
 

@@ -5,6 +5,7 @@
 #include "operation.h"
 #include "runtime.h"
 #include "team.h"
+#include "progress.h"
 #include "team_sync.h"
 
 #include <dash/dart/if/dart_communication.h>
@@ -49,8 +50,8 @@ static dart_ret_t check_count(const char *call, const char *what,
 
 /* Every collective is a non-blocking MPI collective completed by a
  * polled wait: a unit waiting in it keeps serving the hybrid locks homed
- * at it (team_sync.h, lock_progress.c); MPI_Wait when there are none. */
-#define polled team_sync_complete
+ * at it (progress.h, lock_progress.c); MPI_Wait when there are none. */
+#define polled progress_complete
 
 /* Runs an MPI call with `n` elements of `elem` packed as (count, type). */
 #define WITH_MPI_COUNT(call, n, elem, c, mpi_name, expr)          \

@@ -14,7 +14,7 @@
 #include "runtime.h"
 #include "target.h"
 #include "team.h"
-#include "team_sync.h"
+#include "progress.h"
 
 #include <dash/dart/if/dart_globmem.h>
 
@@ -317,8 +317,8 @@ static dart_ret_t begin_segment(const char *call, dart_team_t teamid,
   if ((*team = team_lookup_or_report(call, teamid)) == NULL) {
     return DART_ERR_INVAL;
   }
-  /* Polled gate in front of the blocking window calls (team_sync.h). */
-  int gate_err = team_sync_gate((*team)->comm);
+  /* Polled gate in front of the blocking window calls (progress.h). */
+  int gate_err = progress_gate((*team)->comm);
   if (gate_err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI_Ibarrier", gate_err);
   }
@@ -451,7 +451,7 @@ static dart_ret_t free_segment(const char *call, dart_gptr_t gptr,
                         (int)gptr.segid, (int)gptr.teamid);
   }
   /* Local: the blocking window frees wait for the team's next
-   * allocation or teardown, behind their polled gates (team_sync.h). */
+   * allocation or teardown, behind their polled gates (progress.h). */
   segment_remove(&team->segments, seg->id);
   if (!seg->owns_win && seg->shm_win == MPI_WIN_NULL) {
     segment_free_memory(team, seg); /* nothing collective left */

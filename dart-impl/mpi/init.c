@@ -4,13 +4,17 @@
 #include "atomics.h"
 #include "bootstrap.h"
 #include "datatype.h"
+#include "globmem.h"
 #include "local_pool.h"
+#include "locality_team.h"
+#include "lock.h"
 #include "mpi_quirks.h"
 #include "mpi_serialize.h"
 #include "target.h"
 #include "onesided.h"
 #include "operation.h"
 #include "team.h"
+#include "team_sync.h"
 
 #include <dash/dart/if/dart_initialization.h>
 #include <dash/dart/if/dart_team_group.h>
@@ -19,19 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct runtime runtime;
-
-dart_ret_t report_mpi_error(const char *call, const char *mpi_function,
-                            int mpi_error)
-{
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(mpi_error, text, &len) != MPI_SUCCESS) {
-    snprintf(text, sizeof text, "MPI error %d", mpi_error);
-  }
-  return report_error(DART_ERR_OTHER, call, "%s failed: %s", mpi_function,
-                      text);
-}
+/* What the services keep per team, set up and torn down by the team
+ * module (team.h) in this order and in reverse. */
+static const struct team_service team_services[] = {
+  { team_sync_create, team_sync_free }, /* shared-memory barrier */
+  { NULL, team_segments_free },         /* collective allocations */
+  { NULL, locks_team_destroyed },
+  { NULL, team_locality_free },
+};
 
 static dart_ret_t start_mpi(const char *call, int *argc, char ***argv,
                             int requested)
@@ -135,7 +134,9 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
   atomics_module_init();
   acc_batch_setup(env.accumulate_batch);
   /* The team table takes ownership of `world` from here on. */
-  if ((ret = team_module_init(call, world)) != DART_OK) {
+  ret = team_module_init(call, world, team_services,
+                         (int)(sizeof team_services / sizeof team_services[0]));
+  if (ret != DART_OK) {
     goto fail_ops;
   }
   if ((ret = bootstrap_init(call)) != DART_OK) {

@@ -81,70 +81,19 @@ struct lock_ops {
   dart_ret_t (*try_acquire)(const char *call, struct dart_lock_struct *lock,
                             bool *got);
   dart_ret_t (*release)(const char *call, struct dart_lock_struct *lock);
+  /* For a lock homed here (lock_progress.h): serves a pending request
+   * of a remote unit. NULL for modes that home no lock. */
+  void       (*serve_home)(struct dart_lock_struct *lock);
 };
 
 extern const struct lock_ops lock_ops_hybrid;
 extern const struct lock_ops lock_ops_mcs;
 extern const struct lock_ops lock_ops_win_lock;
 
-/* Waiting with back-off: spins briefly, then yields and sleeps longer,
- * and enters MPI (progress for MPICH's RMA) and the migration poll. */
-struct lock_backoff {
-  unsigned rounds;
-};
-void lock_backoff_wait(struct lock_backoff *b, MPI_Comm comm);
-
-/* Serves pending migration requests of the hybrid locks homed at this
- * unit. Cheap when there are none; safe from any thread. */
-void locks_poll(void);
-/* Whether this unit is home of a hybrid lock reachable from other nodes
- * (then waits should poll). Inline: the lock fast path asks. */
-extern _Atomic int lock_home_count;
-static inline bool locks_need_polling(void)
-{
-  return atomic_load_explicit(&lock_home_count, memory_order_relaxed) > 0;
-}
-
-/* Home units serve migration requests every LOCK_POLL_EVERY lock calls
- * (and in every wait): reading a network word costs an MPI atomic, about
- * 1 us on MPICH, which a 6 ns acquire+release must not pay often.
- * Relaxed load and store, no read-modify-write: that would cost as much
- * as the whole CPU-mode acquire (a count lost to a race is harmless). */
-#define LOCK_POLL_EVERY 128
-extern _Atomic unsigned lock_poll_countdown;
-static inline void lock_maybe_poll(void)
-{
-  if (!locks_need_polling()) {
-    return;
-  }
-  unsigned left = atomic_load_explicit(&lock_poll_countdown,
-                                       memory_order_relaxed);
-  if (left > 1) {
-    atomic_store_explicit(&lock_poll_countdown, left - 1,
-                          memory_order_relaxed);
-    return;
-  }
-  atomic_store_explicit(&lock_poll_countdown, LOCK_POLL_EVERY,
-                        memory_order_relaxed);
-  locks_poll();
-}
-
 /* Hybrid, on the home node: finishes an acquire that drew `ticket`
  * (waits for it, takes the network word in network mode). */
 dart_ret_t hybrid_local_wait(const char *call, struct dart_lock_struct *l,
                              uint64_t ticket);
-
-/* The progress thread (DART_PROGRESS_THREAD=on): started while this unit
- * homes a multi-node hybrid lock, stopped when it homes none. */
-void lock_progress_start(const char *call);
-void lock_progress_stop(void);
-
-/* Hybrid: serves a migration request pending on a lock homed here. */
-void hybrid_serve_request(struct dart_lock_struct *lock);
-
-/* Registers a hybrid lock homed here for polling / removes it. */
-void locks_home_add(const char *call, struct dart_lock_struct *lock);
-void locks_home_remove(struct dart_lock_struct *lock);
 
 /* Called by team teardown (collective over the team): frees the MPI
  * resources of the team's remaining locks; their handles stay valid for

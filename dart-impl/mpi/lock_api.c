@@ -1,9 +1,10 @@
 /* The DART lock API: handle validation, home placement and the choice of
  * implementation (DART_LOCK_MODE); the modes live in lock_*.c. */
 #include "lock.h"
+#include "lock_progress.h"
 #include "lock_arena.h"
 #include "runtime.h"
-#include "team_sync.h"
+#include "progress.h"
 
 #include <stdlib.h>
 
@@ -57,7 +58,7 @@ static struct team_lock_count *team_count(const char *call,
   int err = MPI_Iallgather(&team->my_node, 1, MPI_INT, node_of, 1, MPI_INT,
                            team->comm, &request);
   if (err == MPI_SUCCESS) {
-    err = team_sync_wait(&request);
+    err = progress_wait(&request);
   }
   if (err != MPI_SUCCESS) {
     free(c);
@@ -206,7 +207,7 @@ dart_ret_t dart_team_lock_destroy(dart_lock_t *lock)
      * and reset it: every member must be done with this one (a late
      * release would write into the new lock), as MPI_Win_free once
      * guaranteed. mpi-win-lock: the gate in front of MPI_Win_free. */
-    int err = team_sync_gate(l->team->comm);
+    int err = progress_gate(l->team->comm);
     if (err != MPI_SUCCESS) {
       ret = report_mpi_error(__func__, "MPI_Ibarrier", err);
     }

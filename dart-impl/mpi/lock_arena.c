@@ -7,7 +7,7 @@
 #include "lock_arena.h"
 #include "node_shm.h"
 #include "runtime.h"
-#include "team_sync.h"
+#include "progress.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -123,8 +123,8 @@ static dart_ret_t grow(const char *call, struct team *team,
   }
   /* Every member must enter the collective allocation, even one out of
    * memory here, or the others hang: allocate first, report after. The
-   * polled gate first: the window creations block (team_sync.h). */
-  int err = team_sync_gate(team->comm);
+   * polled gate first: the window creations block (progress.h). */
+  int err = progress_gate(team->comm);
   if (err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI_Ibarrier", err);
   }

@@ -17,11 +17,12 @@
  * team's lock arena (lock_arena.c); the uncontended CPU-mode acquire and
  * release are inlined in lock_api.c. */
 #include "lock.h"
+#include "lock_progress.h"
 #include "lock_arena.h"
 #include "mpi_quirks.h"
 #include "mpi_serialize.h"
 #include "runtime.h"
-#include "team_sync.h"
+#include "progress.h"
 
 #include <stdlib.h>
 
@@ -347,7 +348,7 @@ static dart_ret_t hybrid_release(const char *call, struct dart_lock_struct *l)
 
 /* Called by locks_poll for a lock homed here: a pending request is served
  * now if the ticket is free, else by the ticket holder's release. */
-void hybrid_serve_request(struct dart_lock_struct *l)
+static void hybrid_serve_request(struct dart_lock_struct *l)
 {
   struct lock_shm *s = l->shm;
   /* The word is read in either mode: a request standing in network mode
@@ -436,7 +437,7 @@ static dart_ret_t hybrid_create(const char *call, struct dart_lock_struct *l)
   if (l->me == l->home) {
     ret = reset_slot(call, l);
   }
-  int err = team_sync_gate(team->comm);
+  int err = progress_gate(team->comm);
   if (ret == DART_OK && err != MPI_SUCCESS) {
     ret = report_mpi_error(call, "MPI_Ibarrier", err);
   }
@@ -457,4 +458,5 @@ const struct lock_ops lock_ops_hybrid = {
   .acquire = hybrid_acquire,
   .try_acquire = hybrid_try,
   .release = hybrid_release,
+  .serve_home = hybrid_serve_request,
 };

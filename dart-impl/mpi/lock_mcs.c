@@ -5,11 +5,12 @@
  * MPI_Compare_and_swap and read with MPI_Fetch_and_op(MPI_NO_OP), so the
  * window's default accumulate_ops (same op or no-op) holds. */
 #include "lock.h"
+#include "lock_progress.h"
 #include "lock_arena.h"
 #include "mpi_quirks.h"
 #include "mpi_serialize.h"
 #include "runtime.h"
-#include "team_sync.h"
+#include "progress.h"
 
 enum { MCS_TAIL = 0, MCS_NEXT = 1, MCS_BLOCKED = 2 };
 #define MCS_NONE INT64_C(-1)
@@ -186,7 +187,7 @@ static dart_ret_t mcs_create(const char *call, struct dart_lock_struct *l)
   l->win = where.net_win;
   l->net_disp = where.net_disp;
   ret = mcs_reset(call, l);
-  int err = team_sync_gate(l->team->comm);
+  int err = progress_gate(l->team->comm);
   if (ret == DART_OK && err != MPI_SUCCESS) {
     ret = report_mpi_error(call, "MPI_Ibarrier", err);
   }

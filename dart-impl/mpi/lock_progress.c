@@ -9,12 +9,12 @@
  *  - lock waits (lock_backoff_wait) and every LOCK_POLL_EVERY lock call
  *    poll directly;
  *  - every DART call that waits for other units completes MPI requests
- *    through team_sync_wait, which polls through the hook registered
+ *    through progress_wait, which polls through the hook registered
  *    below while this unit homes a lock with remote members (and is a
  *    plain MPI_Wait otherwise: zero cost without such locks). That is
  *    every collective (non-blocking MPI collectives; the shared-memory
  *    barrier of one-node teams polls in its back-off), the two-sided
- *    calls, and a polled MPI_Ibarrier (team_sync_gate) in front of the
+ *    calls, and a polled MPI_Ibarrier (progress_gate) in front of the
  *    calls that have no non-blocking form (communicator and window
  *    creation and destruction: team create/destroy, collective
  *    allocation and free, lock init/destroy). After that gate every
@@ -30,9 +30,9 @@
  * atomic (~1 us) where the CPU path takes 6 ns. A home node that
  * computes outside DART for long keeps remote waiters waiting until its
  * next DART call; DART_PROGRESS_THREAD=on bounds that too. */
-#include "lock.h"
+#include "lock_progress.h"
 #include "runtime.h"
-#include "team_sync.h"
+#include "progress.h"
 
 #include <sched.h>
 #include <time.h>
@@ -84,7 +84,7 @@ static bool poll_once(void)
   bool any = home_locks != NULL;
   for (struct dart_lock_struct *l = home_locks; l != NULL;
        l = l->next_home) {
-    hybrid_serve_request(l);
+    l->ops->serve_home(l);
   }
   pthread_mutex_unlock(&home_mutex);
   return any;
@@ -113,7 +113,7 @@ static void *progress_main(void *arg)
   return NULL;
 }
 
-void lock_progress_start(const char *call)
+static void lock_progress_start(const char *call)
 {
   static bool warned;
   if (!runtime.env.progress_thread || progress_running) {
@@ -135,7 +135,7 @@ void lock_progress_start(const char *call)
   progress_running = true;
 }
 
-void lock_progress_stop(void)
+static void lock_progress_stop(void)
 {
   if (progress_running) {
     atomic_store(&progress_stop, 1);
@@ -146,15 +146,15 @@ void lock_progress_stop(void)
 
 static bool hook_needed(void) { return locks_need_polling(); }
 
-static const struct team_sync_poll_hook poll_hook = {
+static const struct progress_hook poll_hook = {
   .needed = hook_needed,
   .poll = locks_poll,
 };
 
 void locks_home_add(const char *call, struct dart_lock_struct *lock)
 {
-  /* Lower modules wait through team_sync_wait; from now on they poll. */
-  team_sync_set_poll_hook(&poll_hook);
+  /* Lower modules wait through progress_wait; from now on they poll. */
+  progress_set_hook(&poll_hook);
   pthread_mutex_lock(&home_mutex);
   lock->next_home = home_locks;
   home_locks = lock;

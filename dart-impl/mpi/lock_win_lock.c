@@ -4,9 +4,10 @@
  * way to implement dart_lock_try_acquire; each acquire, try and release
  * here is one exclusive epoch, retried with back-off while owned.) */
 #include "lock.h"
+#include "lock_progress.h"
 #include "mpi_serialize.h"
 #include "runtime.h"
-#include "team_sync.h"
+#include "progress.h"
 
 #define WIN_LOCK_FREE INT64_C(-1)
 
@@ -99,8 +100,8 @@ static dart_ret_t win_lock_create(const char *call,
 {
   int64_t *owner = NULL;
   MPI_Aint bytes = l->me == l->home ? (MPI_Aint)sizeof(int64_t) : 0;
-  /* Polled gate in front of the blocking allocation (team_sync.h). */
-  int err = team_sync_gate(l->team->comm);
+  /* Polled gate in front of the blocking allocation (progress.h). */
+  int err = progress_gate(l->team->comm);
   if (err != MPI_SUCCESS) {
     l->win = MPI_WIN_NULL;
     return report_mpi_error(call, "MPI_Ibarrier", err);
@@ -115,7 +116,7 @@ static dart_ret_t win_lock_create(const char *call,
   if (l->me == l->home) {
     *owner = WIN_LOCK_FREE;
   }
-  err = team_sync_gate(l->team->comm);
+  err = progress_gate(l->team->comm);
   if (err != MPI_SUCCESS) {
     win_lock_free(l);
     return report_mpi_error(call, "MPI_Ibarrier", err);

@@ -1,20 +1,18 @@
 #include "team.h"
-#include "globmem.h"
-#include "locality_team.h"
-#include "lock.h"
+#include "progress.h"
 #include "runtime.h"
-#include "team_sync.h"
 
 #include <dash/dart/if/dart_team_group.h>
 
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 
 struct team *team_table[TEAM_ID_MAX + 1];
 /* Spec 4.1: the parent's members agree on max(next) for a new id; ids
  * are never reused, so a stale team id can never reach a new team. */
 static int next_team_id = 1;
+static const struct team_service *services;
+static int num_services;
 
 struct team *team_lookup_or_report(const char *call, dart_team_t id)
 {
@@ -46,10 +44,9 @@ int team_rank_of_global(const struct team *team, dart_unit_t global)
 
 static void team_free_resources(struct team *team)
 {
-  team_locality_free(team);
-  locks_team_destroyed(team);
-  team_segments_free(team);
-  team_sync_free(team);
+  for (int s = num_services - 1; s >= 0; --s) {
+    services[s].destroyed(team);
+  }
   if (team->dynamic_win != MPI_WIN_NULL) {
     MPI_Win_unlock_all(team->dynamic_win);
     MPI_Win_free(&team->dynamic_win);
@@ -183,8 +180,11 @@ static dart_ret_t team_build(const char *call, dart_team_t id, MPI_Comm comm,
     MPI_CHECK("MPI_Win_lock_all",
               MPI_Win_lock_all(MPI_MODE_NOCHECK, team->dynamic_win));
   }
-  if ((ret = team_sync_create(call, team)) != DART_OK) {
-    goto fail;
+  for (int s = 0; s < num_services; ++s) {
+    if (services[s].created != NULL &&
+        (ret = services[s].created(call, team)) != DART_OK) {
+      goto fail;
+    }
   }
   *out = team;
   LOG_DEBUG(call, "team %d: %d units, %d nodes, %d units on my node",
@@ -195,8 +195,12 @@ fail:
   return ret;
 }
 
-dart_ret_t team_module_init(const char *call, MPI_Comm world)
+dart_ret_t team_module_init(const char *call, MPI_Comm world,
+                            const struct team_service *team_services,
+                            int num_team_services)
 {
+  services = team_services;
+  num_services = num_team_services;
   next_team_id = 1;
   runtime.simulated_node = 0;
   struct team *all = NULL;
@@ -211,7 +215,7 @@ dart_ret_t team_destroy(const char *call, struct team *team)
 {
   /* Polled gate (team_sync.h) in front of the blocking window and
    * communicator frees. */
-  int err = team_sync_gate(team->comm);
+  int err = progress_gate(team->comm);
   if (err != MPI_SUCCESS) {
     report_mpi_error(call, "MPI_Ibarrier", err);
   }
@@ -278,7 +282,7 @@ dart_ret_t team_create(const char *call, struct team *parent,
   int err = MPI_Iallreduce(MPI_IN_PLACE, votes, 5, MPI_LONG_LONG, MPI_MAX,
                            parent->comm, &request);
   if (err == MPI_SUCCESS) {
-    err = team_sync_wait(&request);
+    err = progress_wait(&request);
   }
   if (err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI_Iallreduce", err);
@@ -325,31 +329,4 @@ dart_ret_t team_create(const char *call, struct team *parent,
   team_table[id] = team;
   *newteam = id;
   return DART_OK;
-}
-
-int team_barrier(dart_team_t id)
-{
-  struct team *team = team_lookup(id);
-  /* Stores before the barrier, plain or RMA, happen before any access
-   * after it on any unit: fences for plain loads and stores in shared
-   * memory (free on x86), MPI_Win_sync for the unified RMA model where
-   * the team's window exposes my memory (under Open MPI segments have
-   * windows of their own and the team's stays empty: the sync would be
-   * most of a shared-memory barrier's cost for nothing). */
-  bool win_sync = team->dynamic_win_exposes; /* implies a window */
-  atomic_thread_fence(memory_order_release);
-  if (win_sync) {
-    MPI_Win_sync(team->dynamic_win);
-  }
-  /* A unit may wait in a lock for a migration that only a home unit in
-   * this barrier can do: both forms poll (team_sync.h); every member
-   * makes the same choice (a blocking and a non-blocking barrier do not
-   * match). */
-  int err = team->sync != NULL ? team_sync_barrier(team)
-                               : team_sync_gate(team->comm);
-  if (win_sync) {
-    MPI_Win_sync(team->dynamic_win);
-  }
-  atomic_thread_fence(memory_order_acquire);
-  return err;
 }

@@ -57,8 +57,23 @@ struct team *team_lookup_or_report(const char *call, dart_team_t id);
 /* Team unit of a global unit, or -1 if it is not a member. O(log size). */
 int team_rank_of_global(const struct team *team, dart_unit_t global);
 
-/* Builds DART_TEAM_ALL on `world` (taking ownership of it). */
-dart_ret_t team_module_init(const char *call, MPI_Comm world);
+/* What a service of a higher layer keeps per team (shared-memory sync,
+ * segments, locks, locality): init.c hands the list to team_module_init,
+ * so the team module includes none of them. `created` (NULL: nothing to
+ * do) runs, collective over the team, as the last step of building it;
+ * `destroyed` runs, collective, first when a team goes, the services in
+ * reverse order. `destroyed` must also cope with a team whose `created`
+ * never ran (a build that failed half-way). */
+struct team_service {
+  dart_ret_t (*created)(const char *call, struct team *team);
+  void (*destroyed)(struct team *team);
+};
+
+/* Builds DART_TEAM_ALL on `world` (taking ownership of it); `services`
+ * serve it and every team created until team_module_finalize. */
+dart_ret_t team_module_init(const char *call, MPI_Comm world,
+                            const struct team_service *services,
+                            int num_services);
 /* Destroys every team this unit still belongs to (DART_TEAM_ALL last). */
 dart_ret_t team_module_finalize(const char *call);
 
@@ -73,8 +88,5 @@ dart_ret_t team_create(const char *call, struct team *parent,
 
 /* Collective over the team: frees everything it owns. */
 dart_ret_t team_destroy(const char *call, struct team *team);
-
-/* MPI_Barrier plus the memory synchronisation the unified model needs. */
-int team_barrier(dart_team_t id);
 
 #endif

@@ -15,6 +15,7 @@
 #include "team_sync.h"
 #include "local_reduce.h"
 #include "node_shm.h"
+#include "progress.h"
 #include "runtime.h"
 #include "team.h"
 
@@ -93,7 +94,7 @@ static void back_off(struct waiter *w, MPI_Comm comm)
     int flag = 0;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
     /* A lock homed here may be what a late member waits for. */
-    team_sync_poll();
+    progress_poll();
   }
   if (w->waited_ns < SPIN_NS) {
     cpu_pause();
@@ -219,70 +220,29 @@ int team_sync_reduce(struct team *team, const void *sendbuf, void *recvbuf,
   return MPI_SUCCESS;
 }
 
-/* The waits of DART calls that wait for other units (see team_sync.h). */
-static const struct team_sync_poll_hook *_Atomic poll_hook;
-
-void team_sync_set_poll_hook(const struct team_sync_poll_hook *hook)
+int team_barrier(dart_team_t id)
 {
-  atomic_store_explicit(&poll_hook, hook, memory_order_release);
-}
-
-bool team_sync_poll_needed(void)
-{
-  const struct team_sync_poll_hook *hook =
-      atomic_load_explicit(&poll_hook, memory_order_acquire);
-  return hook != NULL && hook->needed();
-}
-
-void team_sync_poll(void)
-{
-  const struct team_sync_poll_hook *hook =
-      atomic_load_explicit(&poll_hook, memory_order_acquire);
-  if (hook != NULL && hook->needed()) {
-    hook->poll();
+  struct team *team = team_lookup(id);
+  /* Stores before the barrier, plain or RMA, happen before any access
+   * after it on any unit: fences for plain loads and stores in shared
+   * memory (free on x86), MPI_Win_sync for the unified RMA model where
+   * the team's window exposes my memory (under Open MPI segments have
+   * windows of their own and the team's stays empty: the sync would be
+   * most of a shared-memory barrier's cost for nothing). */
+  bool win_sync = team->dynamic_win_exposes; /* implies a window */
+  atomic_thread_fence(memory_order_release);
+  if (win_sync) {
+    MPI_Win_sync(team->dynamic_win);
   }
-}
-
-int team_sync_wait(MPI_Request *request)
-{
-  if (!team_sync_poll_needed()) {
-    return MPI_Wait(request, MPI_STATUS_IGNORE);
+  /* A unit may wait in a lock for a migration that only a home unit in
+   * this barrier can do: both forms poll (team_sync.h); every member
+   * makes the same choice (a blocking and a non-blocking barrier do not
+   * match). */
+  int err = team->sync != NULL ? team_sync_barrier(team)
+                               : progress_gate(team->comm);
+  if (win_sync) {
+    MPI_Win_sync(team->dynamic_win);
   }
-  /* MPI_Test drives MPI's progress; between polls (an MPI atomic per lock
-   * homed here, about 1 us on MPICH) it spins, then yields the core to a
-   * unit that shares it. No sleep: collectives are latency-bound. */
-  for (unsigned round = 1;; ++round) {
-    int done = 0;
-    int err = MPI_Test(request, &done, MPI_STATUS_IGNORE);
-    if (err != MPI_SUCCESS || done) {
-      return err;
-    }
-    if (round % 64 == 0) {
-      team_sync_poll();
-      sched_yield();
-    }
-  }
-}
-
-int team_sync_await_message(int source, int tag, MPI_Comm comm)
-{
-  for (unsigned round = 1; team_sync_poll_needed(); ++round) {
-    int flag = 0;
-    int err = MPI_Iprobe(source, tag, comm, &flag, MPI_STATUS_IGNORE);
-    if (err != MPI_SUCCESS || flag) {
-      return err;
-    }
-    if (round % 64 == 0) {
-      team_sync_poll();
-      sched_yield();
-    }
-  }
-  return MPI_SUCCESS;
-}
-
-int team_sync_gate(MPI_Comm comm)
-{
-  MPI_Request request;
-  int err = MPI_Ibarrier(comm, &request);
-  return err == MPI_SUCCESS ? team_sync_wait(&request) : err;
+  atomic_thread_fence(memory_order_acquire);
+  return err;
 }

@@ -3,7 +3,7 @@
 #include "datatype.h"
 #include "large_count.h"
 #include "runtime.h"
-#include "team_sync.h"
+#include "progress.h"
 
 #include <dash/dart/if/dart_communication.h>
 
@@ -61,8 +61,8 @@ dart_ret_t dart_send(const void *sendbuf, size_t nelem, dart_datatype_t dtype,
   struct mpi_count c;
   int err = mpi_count_make(nelem, type->mpi_base, &c);
   if (err == MPI_SUCCESS) {
-    MPI_Request rq; /* polled wait: team_sync.h */
-    err = team_sync_complete(MPI_Isend(sendbuf, c.count, c.type, unit.id,
+    MPI_Request rq; /* polled wait: progress.h */
+    err = progress_complete(MPI_Isend(sendbuf, c.count, c.type, unit.id,
                                        tag, runtime.user_p2p_comm, &rq), &rq);
     mpi_count_release(&c);
   }
@@ -84,8 +84,8 @@ dart_ret_t dart_recv(void *recvbuf, size_t nelem, dart_datatype_t dtype,
   if (err != MPI_SUCCESS) {
     return report_mpi_error(__func__, "building a large-count type", err);
   }
-  /* Polled wait for the message (team_sync.h), then the receive. */
-  err = team_sync_await_message(unit.id, tag, runtime.user_p2p_comm);
+  /* Polled wait for the message (progress.h), then the receive. */
+  err = progress_await_message(unit.id, tag, runtime.user_p2p_comm);
   if (err == MPI_SUCCESS) {
     err = MPI_Recv(recvbuf, c.count, c.type, unit.id, tag,
                    runtime.user_p2p_comm, MPI_STATUS_IGNORE);
@@ -120,17 +120,17 @@ dart_ret_t dart_sendrecv(const void *sendbuf, size_t send_nelem,
     return report_mpi_error(__func__, "building a large-count type", err);
   }
   /* The send started, a polled wait for the message, the receive, a
-   * polled wait for the send (team_sync.h). */
+   * polled wait for the send (progress.h). */
   MPI_Request rq;
   err = MPI_Isend(sendbuf, sc.count, sc.type, dest.id, send_tag,
                   runtime.user_p2p_comm, &rq);
   if (err == MPI_SUCCESS) {
-    err = team_sync_await_message(src.id, recv_tag, runtime.user_p2p_comm);
+    err = progress_await_message(src.id, recv_tag, runtime.user_p2p_comm);
     if (err == MPI_SUCCESS) {
       err = MPI_Recv(recvbuf, rc.count, rc.type, src.id, recv_tag,
                      runtime.user_p2p_comm, MPI_STATUS_IGNORE);
     }
-    int send_err = err == MPI_SUCCESS ? team_sync_wait(&rq)
+    int send_err = err == MPI_SUCCESS ? progress_wait(&rq)
                                       : MPI_Wait(&rq, MPI_STATUS_IGNORE);
     err = err != MPI_SUCCESS ? err : send_err;
   }
