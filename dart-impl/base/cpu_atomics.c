@@ -5,6 +5,7 @@
  * own type.  Lock-freedom matters: a lock inside libatomic would be private
  * to one process and protect nothing across processes. */
 #include "cpu_atomics.h"
+#include "basic_types.h"
 
 #include <string.h>
 
@@ -16,13 +17,11 @@
 #error "CPU atomics on the basic integer types are not always lock-free"
 #endif
 
-/* The integers that carry the bits of float and double. */
-typedef unsigned int float_bits;
-typedef unsigned long long double_bits;
-_Static_assert(sizeof(float) == sizeof(float_bits),
-               "no integer of the size of float");
-_Static_assert(sizeof(double) == sizeof(double_bits),
-               "no integer of the size of double");
+/* Each element is held as U (basic_types.h): the integer of its size. */
+#define SAME_SIZE(name, id, T, U, mpi, class)                               \
+  _Static_assert(sizeof(T) == sizeof(U), "no integer of the size of " #T);
+BASIC_INTEGER_TYPES(SAME_SIZE)
+BASIC_FLOAT_TYPES(SAME_SIZE)
 
 typedef void element_rmw(void *target, const void *value, void *result,
                          dart_operation_t op);
@@ -116,16 +115,10 @@ typedef void element_cas(void *target, const void *value, const void *compare,
   }                                                                         \
   ELEMENT_RMW(NAME, U, NO_FETCH_OPS)
 
-INTEGER_KIND(byte, char, unsigned char)
-INTEGER_KIND(short, short, unsigned short)
-INTEGER_KIND(int, int, unsigned int)
-INTEGER_KIND(uint, unsigned int, unsigned int)
-INTEGER_KIND(long, long, unsigned long)
-INTEGER_KIND(ulong, unsigned long, unsigned long)
-INTEGER_KIND(longlong, long long, unsigned long long)
-INTEGER_KIND(ulonglong, unsigned long long, unsigned long long)
-FLOAT_KIND(float, float, float_bits)
-FLOAT_KIND(double, double, double_bits)
+#define DEFINE_INTEGER_KIND(name, id, T, U, mpi, class) INTEGER_KIND(name, T, U)
+#define DEFINE_FLOAT_KIND(name, id, T, U, mpi, class) FLOAT_KIND(name, T, U)
+BASIC_INTEGER_TYPES(DEFINE_INTEGER_KIND)
+BASIC_FLOAT_TYPES(DEFINE_FLOAT_KIND)
 
 struct kind {
   size_t       size;
@@ -133,18 +126,17 @@ struct kind {
   element_cas *cas; /* NULL: no compare-and-swap for the type */
 };
 
+/* dart_compare_and_swap takes integral types only (dart_communication.h):
+ * the floating types list their read-modify-writes alone. */
 static const struct kind kinds[] = {
-  [DART_TYPE_BYTE]      = { sizeof(char), byte_rmw, byte_cas },
-  [DART_TYPE_SHORT]     = { sizeof(short), short_rmw, short_cas },
-  [DART_TYPE_INT]       = { sizeof(int), int_rmw, int_cas },
-  [DART_TYPE_UINT]      = { sizeof(unsigned int), uint_rmw, uint_cas },
-  [DART_TYPE_LONG]      = { sizeof(long), long_rmw, long_cas },
-  [DART_TYPE_ULONG]     = { sizeof(unsigned long), ulong_rmw, ulong_cas },
-  [DART_TYPE_LONGLONG]  = { sizeof(long long), longlong_rmw, longlong_cas },
-  [DART_TYPE_ULONGLONG] = { sizeof(unsigned long long), ulonglong_rmw,
-                            ulonglong_cas },
-  [DART_TYPE_FLOAT]     = { sizeof(float), float_rmw, NULL },
-  [DART_TYPE_DOUBLE]    = { sizeof(double), double_rmw, NULL },
+#define INTEGER_ENTRY(name, id, T, U, mpi, class)                          \
+  [id] = { sizeof(T), name##_rmw, name##_cas },
+#define FLOAT_ENTRY(name, id, T, U, mpi, class)                            \
+  [id] = { sizeof(T), name##_rmw, NULL },
+  BASIC_INTEGER_TYPES(INTEGER_ENTRY)
+  BASIC_FLOAT_TYPES(FLOAT_ENTRY)
+#undef INTEGER_ENTRY
+#undef FLOAT_ENTRY
 };
 
 static const struct kind *kind_of(dart_datatype_t type)

@@ -15,6 +15,7 @@
 #include "mpi_serialize.h"
 #include "operation.h"
 #include "runtime.h"
+#include "../base/basic_types.h"
 #include "target.h"
 #include "../base/cpu_atomics.h"
 
@@ -140,7 +141,7 @@ static dart_ret_t check_op(const char *call, dart_datatype_t dtype,
     return report_error(DART_ERR_INVAL, call,
                         "atomics need a basic type, got %ld", (long)dtype);
   }
-  if (!operation_valid_for_type(op, dtype, true)) {
+  if (!basic_op_applies(op, dtype, true)) {
     return report_error(DART_ERR_INVAL, call,
                         "operation %lu is not valid in atomics on type %ld",
                         (unsigned long)op, (long)dtype);
@@ -532,7 +533,7 @@ static inline bool is_integral(dart_datatype_t dtype)
 static inline bool is_integer_word(dart_datatype_t dtype)
 {
   return is_integral(dtype) &&
-         datatype_basic_size(dtype) == sizeof(uint64_t);
+         basic_type_size(dtype) == sizeof(uint64_t);
 }
 
 /* The alignment rule on the inlined paths: a misaligned 8-byte target
@@ -660,7 +661,7 @@ static dart_ret_t compare_and_swap_slow(dart_gptr_t gptr, const void *value,
     return report_error(DART_ERR_INVAL, call,
                         "value, compare or result is NULL");
   }
-  size_t bytes = datatype_basic_size(dtype);
+  size_t bytes = basic_type_size(dtype);
   if (offset_misaligned(gptr, bytes)) {
     return report_misaligned(call, gptr, "offset",
                              gptr.addr_or_offs.offset, bytes);

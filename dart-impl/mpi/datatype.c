@@ -1,6 +1,7 @@
 #include "datatype.h"
 #include "large_count.h"
 #include "runtime.h"
+#include "../base/basic_types.h"
 #include "../base/handle_table.h"
 
 #include <limits.h>
@@ -23,18 +24,9 @@ static void set_basic(dart_datatype_t id, size_t size, MPI_Datatype mpi)
 dart_ret_t datatype_module_init(const char *call)
 {
   (void)call;
-  set_basic(DART_TYPE_BYTE, 1, MPI_BYTE);
-  set_basic(DART_TYPE_SHORT, sizeof(short), MPI_SHORT);
-  set_basic(DART_TYPE_INT, sizeof(int), MPI_INT);
-  set_basic(DART_TYPE_UINT, sizeof(unsigned int), MPI_UNSIGNED);
-  set_basic(DART_TYPE_LONG, sizeof(long), MPI_LONG);
-  set_basic(DART_TYPE_ULONG, sizeof(unsigned long), MPI_UNSIGNED_LONG);
-  set_basic(DART_TYPE_LONGLONG, sizeof(long long), MPI_LONG_LONG);
-  set_basic(DART_TYPE_ULONGLONG, sizeof(unsigned long long),
-            MPI_UNSIGNED_LONG_LONG);
-  set_basic(DART_TYPE_FLOAT, sizeof(float), MPI_FLOAT);
-  set_basic(DART_TYPE_DOUBLE, sizeof(double), MPI_DOUBLE);
-  set_basic(DART_TYPE_LONG_DOUBLE, sizeof(long double), MPI_LONG_DOUBLE);
+#define SET_BASIC(name, id, T, U, mpi, class) set_basic(id, sizeof(T), mpi);
+  BASIC_TYPES(SET_BASIC)
+#undef SET_BASIC
   return DART_OK;
 }
 

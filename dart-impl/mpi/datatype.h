@@ -95,17 +95,6 @@ struct mpi_count;
 int datatype_mpi_layout(const struct datatype *type, size_t nelem,
                         struct mpi_count *out);
 
-/* Bytes of a basic type (datatype_is_basic_id), without a lookup. */
-static inline size_t datatype_basic_size(dart_datatype_t type)
-{
-  static const unsigned char sizes[DART_TYPE_LAST] = {
-    0, 1, sizeof(short), sizeof(int), sizeof(unsigned int), sizeof(long),
-    sizeof(unsigned long), sizeof(long long), sizeof(unsigned long long),
-    sizeof(float), sizeof(double), sizeof(long double)
-  };
-  return sizes[type];
-}
-
 static inline bool datatype_is_basic_id(dart_datatype_t type)
 {
   return type > DART_TYPE_UNDEFINED && type < DART_TYPE_LAST;

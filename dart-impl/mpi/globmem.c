@@ -12,6 +12,7 @@
 #include "node_shm.h"
 #include "pool_memory.h"
 #include "runtime.h"
+#include "../base/basic_types.h"
 #include "target.h"
 #include "team.h"
 #include "progress.h"
@@ -284,7 +285,7 @@ static dart_ret_t check_portion(const char *call, size_t nelem,
   }
   /* Bounded so that the portion, its padding and every displacement in
    * it are valid MPI_Aint values. */
-  size_t elem = datatype_basic_size(dtype);
+  size_t elem = basic_type_size(dtype);
   if (nelem > (DATATYPE_MAX_SPAN - 2 * PORTION_ALIGN) / elem) {
     return report_error(DART_ERR_INVAL, call, "%zu elements of %zu bytes "
                         "exceed the largest portion", nelem, elem);

@@ -1,5 +1,5 @@
 #include "local_reduce.h"
-#include "operation.h"
+#include "../base/basic_types.h"
 
 typedef void reducer(void *acc, const void *in, size_t n,
                      dart_operation_t op);
@@ -63,26 +63,18 @@ typedef void reducer(void *acc, const void *in, size_t n,
     }                                                                       \
   }
 
-INTEGER_REDUCER(reduce_byte, char, unsigned char)
-INTEGER_REDUCER(reduce_short, short, unsigned short)
-INTEGER_REDUCER(reduce_int, int, unsigned int)
-INTEGER_REDUCER(reduce_uint, unsigned int, unsigned int)
-INTEGER_REDUCER(reduce_long, long, unsigned long)
-INTEGER_REDUCER(reduce_ulong, unsigned long, unsigned long)
-INTEGER_REDUCER(reduce_longlong, long long, unsigned long long)
-INTEGER_REDUCER(reduce_ulonglong, unsigned long long, unsigned long long)
-FLOAT_REDUCER(reduce_float, float)
-FLOAT_REDUCER(reduce_double, double)
-FLOAT_REDUCER(reduce_long_double, long double)
+#define DEFINE_INTEGER_REDUCER(name, id, T, U, mpi, class)                \
+  INTEGER_REDUCER(reduce_##name, T, U)
+#define DEFINE_FLOAT_REDUCER(name, id, T, U, mpi, class)                  \
+  FLOAT_REDUCER(reduce_##name, T)
+BASIC_INTEGER_TYPES(DEFINE_INTEGER_REDUCER)
+BASIC_FLOAT_TYPES(DEFINE_FLOAT_REDUCER)
+BASIC_WIDE_FLOAT_TYPES(DEFINE_FLOAT_REDUCER)
 
 static reducer *const reducers[DART_TYPE_LAST] = {
-  [DART_TYPE_BYTE] = reduce_byte,         [DART_TYPE_SHORT] = reduce_short,
-  [DART_TYPE_INT] = reduce_int,           [DART_TYPE_UINT] = reduce_uint,
-  [DART_TYPE_LONG] = reduce_long,         [DART_TYPE_ULONG] = reduce_ulong,
-  [DART_TYPE_LONGLONG] = reduce_longlong,
-  [DART_TYPE_ULONGLONG] = reduce_ulonglong,
-  [DART_TYPE_FLOAT] = reduce_float,       [DART_TYPE_DOUBLE] = reduce_double,
-  [DART_TYPE_LONG_DOUBLE] = reduce_long_double,
+#define REDUCER_ENTRY(name, id, T, U, mpi, class) [id] = reduce_##name,
+  BASIC_TYPES(REDUCER_ENTRY)
+#undef REDUCER_ENTRY
 };
 
 bool local_reduce_supports(dart_operation_t op, dart_datatype_t type)
@@ -90,7 +82,7 @@ bool local_reduce_supports(dart_operation_t op, dart_datatype_t type)
   if (type < 0 || type >= DART_TYPE_LAST || reducers[type] == NULL) {
     return false;
   }
-  return op == DART_OP_MINMAX || operation_valid_for_type(op, type, false);
+  return op == DART_OP_MINMAX || basic_op_applies(op, type, false);
 }
 
 void local_reduce(void *acc, const void *in, size_t nelem,

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 /* Whether local_reduce handles (op, type): the reductions valid for a
- * basic type (operation_valid_for_type) plus DART_OP_MINMAX. */
+ * basic type (basic_op_applies) plus DART_OP_MINMAX. */
 bool local_reduce_supports(dart_operation_t op, dart_datatype_t type);
 
 /* acc[i] = acc[i] op in[i] for `nelem` elements of `type` (MINMAX: nelem

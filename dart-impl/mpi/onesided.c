@@ -9,6 +9,7 @@
 #include "mpi_serialize.h"
 #include "onesided.h"
 #include "runtime.h"
+#include "../base/basic_types.h"
 #include "target.h"
 #include "../base/handle_table.h"
 
@@ -105,7 +106,7 @@ cached_direct(const void *local, dart_gptr_t gptr, size_t nelem,
       local == NULL || nelem > target_cache.size) {
     return false;
   }
-  *bytes = nelem * datatype_basic_size(src_type);
+  *bytes = nelem * basic_type_size(src_type);
   return target_cached(gptr, *bytes, direct);
 }
 
@@ -173,7 +174,7 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
   if (src_type == dst_type && datatype_is_basic_id(src_type) &&
       local != NULL && nelem > 0 &&
       nelem <= SIZE_MAX / sizeof(long double)) {
-    size_t bytes = nelem * datatype_basic_size(src_type);
+    size_t bytes = nelem * basic_type_size(src_type);
     char *direct = NULL;
     if (!target_cached(gptr, bytes, &direct)) {
       struct target t = { 0 };

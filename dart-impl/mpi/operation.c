@@ -2,6 +2,7 @@
 #include "datatype.h"
 #include "local_reduce.h"
 #include "runtime.h"
+#include "../base/basic_types.h"
 #include "../base/handle_table.h"
 
 #include <stdlib.h>
@@ -30,26 +31,14 @@ static MPI_Op minmax_op[DART_TYPE_LAST];
     (void)type;                                                            \
     local_reduce(inout, in, 2 * (size_t)*len, dtype, DART_OP_MINMAX);      \
   }
-DEFINE_MINMAX(minmax_byte, DART_TYPE_BYTE)
-DEFINE_MINMAX(minmax_short, DART_TYPE_SHORT)
-DEFINE_MINMAX(minmax_int, DART_TYPE_INT)
-DEFINE_MINMAX(minmax_uint, DART_TYPE_UINT)
-DEFINE_MINMAX(minmax_long, DART_TYPE_LONG)
-DEFINE_MINMAX(minmax_ulong, DART_TYPE_ULONG)
-DEFINE_MINMAX(minmax_longlong, DART_TYPE_LONGLONG)
-DEFINE_MINMAX(minmax_ulonglong, DART_TYPE_ULONGLONG)
-DEFINE_MINMAX(minmax_float, DART_TYPE_FLOAT)
-DEFINE_MINMAX(minmax_double, DART_TYPE_DOUBLE)
-DEFINE_MINMAX(minmax_long_double, DART_TYPE_LONG_DOUBLE)
+#define DEFINE_MINMAX_OF(name, id, T, U, mpi, class)                       \
+  DEFINE_MINMAX(minmax_##name, id)
+BASIC_TYPES(DEFINE_MINMAX_OF)
 
 static MPI_User_function *const minmax_function[DART_TYPE_LAST] = {
-  [DART_TYPE_BYTE] = minmax_byte,          [DART_TYPE_SHORT] = minmax_short,
-  [DART_TYPE_INT] = minmax_int,            [DART_TYPE_UINT] = minmax_uint,
-  [DART_TYPE_LONG] = minmax_long,          [DART_TYPE_ULONG] = minmax_ulong,
-  [DART_TYPE_LONGLONG] = minmax_longlong,
-  [DART_TYPE_ULONGLONG] = minmax_ulonglong,
-  [DART_TYPE_FLOAT] = minmax_float,        [DART_TYPE_DOUBLE] = minmax_double,
-  [DART_TYPE_LONG_DOUBLE] = minmax_long_double,
+#define MINMAX_ENTRY(name, id, T, U, mpi, class) [id] = minmax_##name,
+  BASIC_TYPES(MINMAX_ENTRY)
+#undef MINMAX_ENTRY
 };
 
 /* MPI_MIN / MPI_MAX compare unsigned types as signed in some MPI
@@ -163,36 +152,6 @@ void operation_module_finalize(void)
   }
 }
 
-static bool is_integer(dart_datatype_t t)
-{
-  return t >= DART_TYPE_SHORT && t <= DART_TYPE_ULONGLONG;
-}
-
-static bool is_floating(dart_datatype_t t)
-{
-  return t >= DART_TYPE_FLOAT && t <= DART_TYPE_LONG_DOUBLE;
-}
-
-bool operation_valid_for_type(dart_operation_t op, dart_datatype_t type,
-                              bool atomic)
-{
-  if (!datatype_is_basic_id(type)) {
-    return false;
-  }
-  switch (op) {
-  case DART_OP_MIN: case DART_OP_MAX: case DART_OP_SUM: case DART_OP_PROD:
-    return is_integer(type) || is_floating(type);
-  case DART_OP_BAND: case DART_OP_BOR: case DART_OP_BXOR:
-    return is_integer(type) || type == DART_TYPE_BYTE;
-  case DART_OP_LAND: case DART_OP_LOR: case DART_OP_LXOR:
-    return is_integer(type);
-  case DART_OP_REPLACE: case DART_OP_NO_OP:
-    return atomic;
-  default:
-    return false;
-  }
-}
-
 MPI_Op operation_mpi_op(dart_operation_t op)
 {
   switch (op) {
@@ -251,7 +210,7 @@ dart_ret_t reduction_resolve(const char *call, dart_operation_t op,
                                nelem / 2, 2 * desc->base_size };
     return DART_OK;
   }
-  if (!operation_valid_for_type(op, dtype, false)) {
+  if (!basic_op_applies(op, dtype, false)) {
     return report_error(DART_ERR_INVAL, call,
                         "operation %lu is not a valid reduction on type %ld",
                         (unsigned long)op, (long)dtype);

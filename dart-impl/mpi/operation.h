@@ -25,12 +25,6 @@ dart_ret_t reduction_resolve(const char *call, dart_operation_t op,
                              dart_datatype_t dtype, size_t nelem,
                              struct reduction *out);
 
-/* Whether a predefined op may act on a basic type (spec 4.4); `atomic`
- * admits REPLACE and NO_OP, which reductions reject. MINMAX and user ops
- * are never valid in atomics. */
-bool operation_valid_for_type(dart_operation_t op, dart_datatype_t type,
-                              bool atomic);
-
 /* The MPI op of a predefined op (MPI_OP_NULL for MINMAX and invalid). */
 MPI_Op operation_mpi_op(dart_operation_t op);
 
