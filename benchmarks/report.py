@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Turns one scripts/bench.sh result directory into summary.md (markdown
 tables with DART's ratios to each peer), apps.csv and, with gnuplot, PNG
-plots. Usage: report.py DIR PLOTS(0|1). Standard library only."""
+plots. Usage: report.py DIR PLOTS(0|1). With --docs ROOT instead, writes
+ROOT/docs/benchmarks.md from the published summaries (write_docs).
+Standard library only."""
 import csv
 import os
 import statistics
@@ -448,9 +450,157 @@ def plot(d, size_tab, dist_tab):
     return True
 
 
+# docs/benchmarks.md: the published summaries (bench.sh --publish) with
+# the text that says how to read them. The text lives here, next to the
+# tables it explains, so that regenerating the page never loses it.
+DOCS_INTRO = """\
+# Benchmark results
+
+This page is generated: `scripts/bench.sh --publish` (or, without
+measuring again, `scripts/bench.sh --publish-only`) writes it from
+`bench-results/latest/summary.md` and `bench-results/latest-cluster/summary.md`
+through `benchmarks/report.py --docs`. Edit the text in that script, not here.
+
+## How the numbers are taken
+
+- **Machine.** A 2-core virtual machine; each section starts with the date,
+  the MPI and the load average before and after the runs. Other work on the
+  machine skews every number, so read ratios rather than absolute times.
+  Each section is as of its date: code changed since then shows in
+  `git log -- bench-results/` and in the next published run.
+- **Who is compared.** DART against the same kernels on plain MPI RMA
+  (`benchmarks/peers/mpi-*`: an `MPI_Win_allocate` window, and for latency
+  also a dynamic window) and on OpenSHMEM (`shmem-*`, Open MPI's oshmem),
+  and for latency against a raw copy into a node peer's shared memory, the
+  floor of any put or get inside a node. Open MPI runs with
+  `OMPI_MCA_osc=sm,ucx` for every model, the component DART chooses.
+- **Placement.** 2 units pinned to the 2 cores unless a row says
+  *oversubscribed* (4 units on 2 cores: one run, a functional view where
+  the order changes from run to run). Across hosts: 2 hosts of the virtual
+  cluster (`scripts/cluster.sh`: namespaces joined by veth, TCP), one unit
+  per host.
+- **Apps.** The models take turns run by run (a full run: 7 runs on one
+  node, 3 across hosts), so a slow spell hits all of them alike; "DART ahead k/n" counts
+  the runs in which DART beat the peer's run next to it. Speed-up > 1 means
+  DART is faster. The large stencil also reports where an iteration goes
+  (`--phases`): the local sweeps are the same compiled code in every model,
+  only the halo puts and the synchronisation depend on the runtime, so when
+  the sweeps take 95% of an iteration the order of the models follows the
+  sweeps.
+- **Latency by size.** Each launch reports the median of its rounds; the
+  table gives the median over several launches (5 on one node, 3 across
+  hosts), and DART / raw is taken inside each launch, because this VM runs
+  a whole launch in a faster or a slower state. Atomics are `fetch_and_op`
+  SUM and `compare_and_swap` on a long, each with its flush.
+- **Latency by target.** Unit 0 to every other unit of 8, 4 per simulated
+  node (`DART_UNITS_PER_NODE=4`, oversubscribed): flat inside a node, then
+  DART moves to MPI RMA. Open MPI does not see simulated nodes, so its
+  `Win_allocate` window and OpenSHMEM stay on shared memory for every
+  target; the dynamic window is the fair comparison there. With 8 units on
+  2 cores every cross-node operation waits until its target is scheduled.
+- **Locks.** `bench-locks` runs the hybrid lock, the MCS lock on MPI
+  atomics and `MPI_Win_lock` in one run, with the hardware floor (`lock
+  xadd` + release store) measured in the same run; the two-node columns
+  come from two simulated nodes (one node) or the two hosts (cluster).
+- **Across hosts** the absolute times are large (a put round trip over veth
+  takes about 90 us because the target process must be scheduled); the
+  ratios to plain MPI are the point. OpenSHMEM of Open MPI 4.1.4 dies with
+  SIGSEGV in `shmem_finalize` after printing its results; the runner keeps
+  the results.
+"""
+
+DOCS_OTHER = """\
+## Benchmarks the runner does not publish
+
+Run by hand from a build (`scripts/build.sh openmpi`, then
+`source scripts/env.sh`):
+
+- `mpiexec.openmpi -n 2 --bind-to core build/openmpi/benchmarks/bench-collectives`:
+  DART's collectives and two-sided calls against the same MPI calls (median
+  of repetitions of 1000 calls, the slowest unit's time per call);
+  `DART_SHM_SYNC=off` shows MPI's own barrier and reductions.
+- `build/openmpi/benchmarks/bench-nodedb [--max-readers 8] [--write-rate 1000]`:
+  node database reads from 1 to 8 forked readers under the 2N-lock, a
+  pthread rwlock and no lock, interleaved batch by batch in one run.
+- `benchmarks/run_bootstrap.sh [openmpi|mpich] [max-units] [reps]`:
+  `dart_init` + `dart_exit` at 2 to 32 units on 1, 2 and 4 simulated nodes,
+  node-roots against naive; `benchmarks/bootstrap_model.md` projects both
+  modes to large machines.
+- `bench-latency`, `bench-distance` and `bench-locks` (`--reps R`,
+  `--iters K`, `--csv FILE`) are what the runner launches; they run on
+  their own too, e.g. `mpiexec.openmpi -n 2 --bind-to core
+  build/openmpi/benchmarks/bench-locks`.
+"""
+
+# Captions of the plots report.py draws, by file name.
+PLOT_TITLES = (
+    ("latency-put.png", "Blocking put latency by size"),
+    ("latency-get.png", "Blocking get latency by size"),
+    ("distance-put.png", "Put latency, 8 B, by target unit"),
+    ("distance-get.png", "Get latency, 8 B, by target unit"),
+    ("locks-uncontended.png", "Lock acquire+release"),
+    ("locks-creation.png", "Lock creation"),
+    ("locks-migration.png", "Hybrid lock migration"),
+)
+
+DOCS_RUNS = (("latest", "One node"),
+             ("latest-cluster", "Across two hosts of the virtual cluster"))
+
+
+def docs_section(root, sub, title):
+    """The docs/benchmarks.md lines of one published result directory:
+    its header as a list, its tables one heading level down, its plots."""
+    d = os.path.join(root, "bench-results", sub)
+    path = os.path.join(d, "summary.md")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        lines = f.read().rstrip("\n").split("\n")
+    out = [f"## {title}", "",
+           f"From [bench-results/{sub}/summary.md]"
+           f"(../bench-results/{sub}/summary.md).", "",
+           "### Machine and MPI", ""] + lines
+    plots = [(name, caption) for name, caption in PLOT_TITLES
+             if os.path.exists(os.path.join(d, name))]
+    if plots:
+        out += ["", "### Plots", ""]
+        out += [f"![{caption}](../bench-results/{sub}/{name})"
+                for name, caption in plots]
+    return out + [""]
+
+
+def write_docs(root):
+    """(Re)writes ROOT/docs/benchmarks.md from the published summaries;
+    returns its path, or None when nothing is published."""
+    sections = []
+    for sub, title in DOCS_RUNS:
+        sections += docs_section(root, sub, title)
+    if not sections:
+        return None
+    text = DOCS_INTRO + "\n" + "\n".join(sections) + "\n" + DOCS_OTHER
+    # Blank lines never pile up, whatever the summaries end with.
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    os.makedirs(os.path.join(root, "docs"), exist_ok=True)
+    out = os.path.join(root, "docs", "benchmarks.md")
+    with open(out, "w") as f:
+        f.write(text)
+    return out
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--docs":
+        out = write_docs(sys.argv[2])
+        if out is None:
+            print(f"report.py: no bench-results/latest*/summary.md under "
+                  f"{sys.argv[2]}", file=sys.stderr)
+            return 1
+        print(f"wrote {out}")
+        return 0
     if len(sys.argv) != 3 or sys.argv[2] not in ("0", "1"):
-        print("usage: report.py DIR PLOTS(0|1)", file=sys.stderr)
+        print("usage: report.py DIR PLOTS(0|1)\n"
+              "       report.py --docs ROOT   (docs/benchmarks.md from "
+              "ROOT/bench-results/latest*)", file=sys.stderr)
         return 2
     d = sys.argv[1]
     if not os.path.isdir(d):

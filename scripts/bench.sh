@@ -10,7 +10,10 @@
 # (scripts/cluster.sh, root only), one unit per host, and the latency
 # table is repeated with MPICH.
 # Writes CSV files, PNG plots (gnuplot) and summary.md with the ratios to
-# bench-results/<UTC time>/, and prints the summary.
+# bench-results/<UTC time>/, and prints the summary. --publish also
+# copies them to bench-results/latest(-cluster) and regenerates
+# docs/benchmarks.md from the published summaries; --publish-only does
+# just that regeneration, without building or measuring.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
@@ -18,6 +21,7 @@ usage() {
   cat <<EOF
 usage: scripts/bench.sh [--quick] [--cluster] [--units N] [--peers LIST]
                         [--out DIR] [--publish] [--no-plots]
+       scripts/bench.sh --publish-only
   --quick       tiny sizes and few repetitions (a smoke run, ~1 minute)
   --cluster     across 2 hosts of a virtual cluster (scripts/cluster.sh;
                 root only): 1 unit per host, 2 per host oversubscribed;
@@ -29,7 +33,10 @@ usage: scripts/bench.sh [--quick] [--cluster] [--units N] [--peers LIST]
                 oshcc is missing, unless named here explicitly)
   --out DIR     result directory (default bench-results/<UTC time>)
   --publish     also copy summary.md and the plots to bench-results/latest
-                (bench-results/latest-cluster with --cluster)
+                (bench-results/latest-cluster with --cluster) and rewrite
+                docs/benchmarks.md from both published summaries
+  --publish-only  only rewrite docs/benchmarks.md from the summaries in
+                bench-results/latest and latest-cluster (no build, no runs)
   --no-plots    skip the PNG plots
 Environment: OSHCC (default oshcc) names the OpenSHMEM compiler wrapper.
 EOF
@@ -42,12 +49,13 @@ die_usage() {
 }
 
 quick=0 cluster=0 extra_units=4 peers="" peers_explicit=0 out="" publish=0
-plots=1
+plots=1 publish_only=0 nargs=$#
 while (($#)); do
   case "$1" in
     --quick) quick=1 ;;
     --cluster) cluster=1 ;;
     --publish) publish=1 ;;
+    --publish-only) publish_only=1 ;;
     --no-plots) plots=0 ;;
     --units)
       (($# >= 2)) || die_usage "--units needs a value"
@@ -67,6 +75,16 @@ while (($#)); do
   esac
   shift
 done
+# docs/benchmarks.md from what is published (benchmarks/report.py
+# write_docs): python3 only, nothing built or run.
+publish_docs() {
+  python3 "$root/benchmarks/report.py" --docs "$root"
+}
+if ((publish_only)); then
+  ((nargs == 1)) || die_usage "--publish-only takes no other option"
+  publish_docs
+  exit
+fi
 [ -n "$peers" ] || peers="mpi,shmem"
 want_mpi=0 want_shmem=0
 [[ ",$peers," == *,mpi,* ]] && want_mpi=1
@@ -329,4 +347,5 @@ if ((publish)); then
   cp "$out/summary.md" "$latest/"
   cp "$out"/*.png "$latest/" 2>/dev/null || true
   echo "published to $latest"
+  publish_docs
 fi

@@ -4,13 +4,30 @@
 # Warnings are errors in every variant.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+
+usage() {
+  cat <<USAGE
+usage: scripts/build.sh [openmpi|mpich|asan]
+  Configures and builds one variant into build/<variant> with warnings as
+  errors (-DDART_WERROR=ON):
+  openmpi  the default: against Open MPI
+  mpich    against MPICH
+  asan     Open MPI, Debug, address + undefined-behaviour sanitizers
+  -h, --help  this text
+Source scripts/env.sh first when you run the tests as root.
+USAGE
+}
+
+(($# <= 1)) || { echo "build.sh: one variant at most" >&2; usage >&2; exit 2; }
 variant="${1:-openmpi}"
 case "$variant" in
   openmpi) flags=(-DDART_MPI_FLAVOUR=openmpi) ;;
   mpich)   flags=(-DDART_MPI_FLAVOUR=mpich) ;;
   asan)    flags=(-DDART_MPI_FLAVOUR=openmpi -DDART_SANITIZE=ON
                   -DCMAKE_BUILD_TYPE=Debug) ;;
-  *) echo "usage: $0 [openmpi|mpich|asan]" >&2; exit 2 ;;
+  -h|--help) usage; exit 0 ;;
+  *) echo "build.sh: unknown variant or option '$variant'" >&2; usage >&2
+     exit 2 ;;
 esac
 build="$root/build/$variant"
 cmake -S "$root" -B "$build" -DDART_WERROR=ON "${flags[@]}" >/dev/null

@@ -5,6 +5,25 @@
 # Usage: check-install.sh <build-dir> <mpiexec>
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+
+usage() {
+  cat <<USAGE
+usage: scripts/check-install.sh BUILD-DIR MPIEXEC
+  Installs BUILD-DIR into a scratch prefix, builds examples/hello.c
+  against it with pkg-config and with CMake's find_package(dart), checks
+  that README.md shows the example verbatim and that both report MPIEXEC
+  as the launcher, and runs the programs on 4 and 2 units with MPIEXEC.
+  ctest runs it as the test install_check.
+  -h, --help  this text
+USAGE
+}
+
+case "${1:-}" in
+  -h|--help) usage; exit 0 ;;
+  -*) echo "check-install.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+esac
+(($# == 2)) || { echo "check-install.sh: expected BUILD-DIR and MPIEXEC" >&2
+                 usage >&2; exit 2; }
 build="$1"
 mpiexec="$2"
 source "$root/scripts/env.sh"

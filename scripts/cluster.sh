@@ -444,5 +444,8 @@ case "$cmd" in
   status) cmd_status "$@" ;;
   run) cmd_run "$@" ;;
   -h|--help|help) usage ;;
-  *) die "unknown command or option '$cmd' (see --help)" ;;
+  *) echo "cluster.sh: unknown command or option '$cmd'" >&2
+     echo "usage: scripts/cluster.sh up N | run [options] -- <mpiexec args>" \
+          "| status | down | --help" >&2
+     exit 2 ;;
 esac

@@ -3,6 +3,27 @@
 # this machine: scripts/demo.sh [units] (default 4).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+
+usage() {
+  cat <<USAGE
+usage: scripts/demo.sh [UNITS]
+  Installs the Debian packages that are missing (scripts/install-deps.sh),
+  builds with Open MPI into build/openmpi, and runs on UNITS units
+  (default 4): the team demo, RandomAccess (2^18 words per unit) and the
+  256 x 256 stencil checked against a serial solve; then the collectives
+  benchmark on 2 units.
+  -h, --help  this text
+USAGE
+}
+
+case "${1:-}" in
+  -h|--help) usage; exit 0 ;;
+esac
+if (($# > 1)) || { (($# == 1)) && ! [[ "$1" =~ ^[1-9][0-9]*$ ]]; }; then
+  echo "demo.sh: expected a number of units, got '$*'" >&2
+  usage >&2
+  exit 2
+fi
 units="${1:-4}"
 "$root/scripts/install-deps.sh"
 source "$root/scripts/env.sh"

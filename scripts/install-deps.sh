@@ -3,6 +3,17 @@
 # (both MPIs side by side, hwloc, the toolchain). Does nothing when all
 # are present.
 set -euo pipefail
+case "${1:-}" in
+  "") ;;
+  -h|--help)
+    echo "usage: scripts/install-deps.sh"
+    echo "  Installs the missing Debian packages for building, testing, the"
+    echo "  demo and the benchmark plots (apt-get, through sudo when not root)."
+    exit 0 ;;
+  *) echo "install-deps.sh: unknown option '$1'" >&2
+     echo "usage: scripts/install-deps.sh [-h|--help]" >&2
+     exit 2 ;;
+esac
 packages=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
           mpich libmpich-dev hwloc libhwloc-dev gnuplot-nox)
 missing=()

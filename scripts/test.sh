@@ -10,6 +10,30 @@
 # private to this run and removed at its end, whatever happens.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+
+usage() {
+  cat <<USAGE
+usage: scripts/test.sh [openmpi|mpich|asan|all|cluster|cluster-openmpi|cluster-mpich]
+  Installs the Debian packages that are missing, builds into
+  build/<variant> with warnings as errors, and runs the whole suite under
+  ctest (1 to 4 units, one node and two simulated nodes).
+  openmpi          the default
+  mpich            against MPICH (two-node runs as MPICH cliques)
+  asan             address + undefined-behaviour sanitizer build
+  all              openmpi, mpich and asan in turn
+  cluster-openmpi  across 2 hosts of a virtual cluster (root only)
+  cluster-mpich    the same with MPICH; cluster: both
+  -h, --help       this text
+USAGE
+}
+
+# Checked before anything is installed or built.
+(($# <= 1)) || { echo "test.sh: one variant at most" >&2; usage >&2; exit 2; }
+case "${1:-}" in
+  ""|openmpi|mpich|asan|all|cluster|cluster-openmpi|cluster-mpich) ;;
+  -h|--help) usage; exit 0 ;;
+  *) echo "test.sh: unknown variant or option '$1'" >&2; usage >&2; exit 2 ;;
+esac
 "$root/scripts/install-deps.sh"
 source "$root/scripts/env.sh"
 
