@@ -11,8 +11,8 @@
  * times are medians over --reps of the slowest unit, counts the largest
  * per-node sum (nodes differ when units do not divide evenly). */
 #include "bench_stats.h"
-#include "mpi/bootstrap.h"
-#include "mpi/team.h"
+#include "mpi/bootstrap/bootstrap.h"
+#include "mpi/model/team.h"
 
 #include <dash/dart/if/dart.h>
 

@@ -29,8 +29,8 @@
  * value (ns, or us for (h)) for scripts/bench.sh.
  *
  * Usage: bench-locks [--reps R] [--iters K] [--csv FILE] */
-#include "mpi/lock.h"
-#include "mpi/runtime.h"
+#include "mpi/lock/lock.h"
+#include "mpi/core/runtime.h"
 
 #include <dash/dart/if/dart.h>
 

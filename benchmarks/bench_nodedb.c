@@ -12,7 +12,7 @@
 #define _GNU_SOURCE /* MAP_ANONYMOUS, sched_setaffinity */
 #include "bench_stats.h"
 #include "base/node_db.h"
-#include "mpi/unit_records.h"
+#include "mpi/bootstrap/unit_records.h"
 
 #include <sched.h>
 #include <stdbool.h>

@@ -37,7 +37,7 @@
  * block_size O(top), where top = log2(capacity / 16). Metadata is one
  * calloc of ~capacity / 63 bytes (16.3 MiB for 1 GiB, 1.6%); creation
  * writes only the root's bits besides, never anything O(capacity). */
-#include "buddy_allocator.h"
+#include "base/buddy_allocator.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
  * exists, otherwise a compare-exchange loop that computes in the element's
  * own type.  Lock-freedom matters: a lock inside libatomic would be private
  * to one process and protect nothing across processes. */
-#include "cpu_atomics.h"
-#include "basic_types.h"
+#include "base/cpu_atomics.h"
+#include "base/basic_types.h"
 
 #include <string.h>
 

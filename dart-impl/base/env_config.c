@@ -1,4 +1,4 @@
-#include "env_config.h"
+#include "base/env_config.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -4,8 +4,8 @@
 #ifndef DART_BASE_ENV_CONFIG_H
 #define DART_BASE_ENV_CONFIG_H
 
-#include "logging.h"
-#include "rw_lock_2n.h"
+#include "base/logging.h"
+#include "base/rw_lock_2n.h"
 
 #include <stdbool.h>
 #include <stddef.h>

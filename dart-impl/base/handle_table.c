@@ -1,4 +1,4 @@
-#include "handle_table.h"
+#include "base/handle_table.h"
 
 #include <stdlib.h>
 

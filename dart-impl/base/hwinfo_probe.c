@@ -1,4 +1,4 @@
-#include "hwinfo_probe.h"
+#include "base/hwinfo_probe.h"
 
 #include <limits.h>
 #include <stdio.h>

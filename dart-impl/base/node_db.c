@@ -1,10 +1,10 @@
-#include "node_db.h"
+#include "base/node_db.h"
+#include "base/cache_line.h"
 
 #include <errno.h>
 #include <string.h>
 
 #define NODE_DB_MAGIC UINT64_C(0x444152544e4f4445) /* "DARTNODE" */
-#define ALIGN 64
 
 /* Start of the shared mapping; the lock follows on its own lines. */
 struct node_db_header {
@@ -36,11 +36,11 @@ static int plan(const struct node_db_geometry *g, struct layout *l)
     return EINVAL;
   }
   l->slot_size = node_db_slot_bytes(g->record_size);
-  l->lock_offset = round_up(sizeof(struct node_db_header), ALIGN);
+  l->lock_offset = round_up(sizeof(struct node_db_header), CACHE_LINE);
   l->slots_offset = round_up(l->lock_offset +
-                             shared_rw_lock_bytes(g->num_readers), ALIGN);
+                             shared_rw_lock_bytes(g->num_readers), CACHE_LINE);
   l->keyed_offset = round_up(l->slots_offset +
-                             (size_t)g->num_records * l->slot_size, ALIGN);
+                             (size_t)g->num_records * l->slot_size, CACHE_LINE);
   l->total = l->keyed_offset +
              (size_t)g->num_keyed * (KEYED_HEAD + round_up(g->record_size, 8));
   return 0;
@@ -84,7 +84,7 @@ int node_db_format(struct node_db *db, void *mem,
                    const struct node_db_geometry *geometry)
 {
   struct layout l;
-  if (db == NULL || mem == NULL || ((uintptr_t)mem % ALIGN) != 0 ||
+  if (db == NULL || mem == NULL || ((uintptr_t)mem % CACHE_LINE) != 0 ||
       plan(geometry, &l) != 0) {
     return EINVAL;
   }

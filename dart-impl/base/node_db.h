@@ -1,17 +1,17 @@
-/* Node-local key-value store (seed 001): fixed-size records in a table
- * that one process formats inside a shared mapping the caller provides,
- * and every process of the node then reads and writes in place. Two
- * areas: `num_records` slots addressed by index (one per unit, the
- * bootstrap keeps them in node order so node tables can be gathered in
- * place), and `num_keyed` slots addressed by a 64-bit key (team-level
- * entries). A 2N-lock (or its alternatives) guards both.
+/* Node-local key-value store (docs/design.md, "Locality and bootstrap"):
+ * fixed-size records in a table that one process formats inside a shared
+ * mapping the caller provides, and every process of the node then reads and
+ * writes in place. Two areas: `num_records` slots addressed by index (one
+ * per unit, the bootstrap keeps them in node order so node tables can be
+ * gathered in place), and `num_keyed` slots addressed by a 64-bit key (team-
+ * level entries). A 2N-lock (or its alternatives) guards both.
  *
  * Reads copy one record under the reader's lock: no MPI, no allocation,
  * no syscall. No MPI anywhere in this module. */
 #ifndef DART_BASE_NODE_DB_H
 #define DART_BASE_NODE_DB_H
 
-#include "rw_lock_2n.h"
+#include "base/rw_lock_2n.h"
 
 #include <stdbool.h>
 #include <stddef.h>

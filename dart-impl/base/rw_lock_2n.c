@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* glibc's writer-preferring rwlock kind */
-#include "rw_lock_2n.h"
+#include "base/rw_lock_2n.h"
+#include "base/cache_line.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -11,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#define CACHE_LINE 64
 
 /* One reader's pair, alone on its cache line: the read path writes only
  * here, so readers never bounce lines between each other. */

@@ -1,6 +1,7 @@
 /* Reader/writer lock that lives in memory shared by processes of one node
- * (seed 000, the 2N-lock). One interface, three implementations, chosen
- * when the lock is formatted so they can be measured side by side:
+ * (the 2N-lock; docs/design.md, "Locality and bootstrap"). One interface,
+ * three implementations, chosen when the lock is formatted so they can be
+ * measured side by side:
  *
  *  - 2N-lock: reader i owns the pair (mu_i, nu_i) on its own cache lines.
  *    Reader: lock mu_i, try-lock nu_i; on success release nu_i and read;

@@ -1,5 +1,5 @@
 #define _DEFAULT_SOURCE /* O_CLOEXEC with strict POSIX headers */
-#include "shm_file.h"
+#include "base/shm_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,20 +1,20 @@
 /* dart_init / dart_exit and the process-level queries. */
-#include "runtime.h"
-#include "acc_batch.h"
-#include "atomics.h"
-#include "bootstrap.h"
-#include "datatype.h"
-#include "globmem.h"
-#include "local_pool.h"
-#include "locality_team.h"
-#include "lock.h"
-#include "mpi_quirks.h"
-#include "mpi_serialize.h"
-#include "target.h"
-#include "onesided.h"
-#include "operation.h"
-#include "team.h"
-#include "team_sync.h"
+#include "mpi/bootstrap/bootstrap.h"
+#include "mpi/collective/team_sync.h"
+#include "mpi/core/quirks.h"
+#include "mpi/core/runtime.h"
+#include "mpi/core/serialize.h"
+#include "mpi/locality/team_locality.h"
+#include "mpi/lock/lock.h"
+#include "mpi/memory/globmem.h"
+#include "mpi/memory/local_pool.h"
+#include "mpi/model/datatype.h"
+#include "mpi/model/operation.h"
+#include "mpi/model/target.h"
+#include "mpi/model/team.h"
+#include "mpi/rma/acc_batch.h"
+#include "mpi/rma/atomics.h"
+#include "mpi/rma/onesided.h"
 
 #include <dash/dart/if/dart_initialization.h>
 #include <dash/dart/if/dart_team_group.h>
@@ -48,14 +48,7 @@ static dart_ret_t start_mpi(const char *call, int *argc, char ***argv,
     MPI_Query_thread(&runtime.thread_level);
     return DART_OK;
   }
-#ifdef OPEN_MPI
-  /* Open MPI's default one-sided component crashes the target in
-   * MPI_Compare_and_swap (ompi #11349) and pays a system call per
-   * dynamic-window transfer; its UCX component does neither. A choice
-   * the user made in the environment wins. UCX alone has no shared
-   * windows: sm serves MPI_Win_allocate_shared, UCX everything else. */
-  setenv("OMPI_MCA_osc", "sm,ucx", 0);
-#endif
+  mpi_quirks_before_init();
   int err = MPI_Init_thread(argc, argv, requested, &runtime.thread_level);
   if (err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI_Init_thread", err);
@@ -89,7 +82,7 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
   }
   runtime.env = env;
   /* Before any RMA: whether this MPI needs its one-sided calls
-   * serialized at the granted thread level (mpi_serialize.h). */
+   * serialized at the granted thread level (core/serialize.h). */
   mpi_serialize_setup(runtime.thread_level);
 
   MPI_Comm world = MPI_COMM_NULL;

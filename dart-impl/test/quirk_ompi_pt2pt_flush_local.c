@@ -2,7 +2,7 @@
  * returns from MPI_Win_flush_local on the calling process after an
  * MPI_Get from itself while a get from another process is outstanding
  * (test_onesided's pattern), the reason DART flushes with MPI_Win_flush
- * (dart-impl/mpi/mpi_quirks.h, mpi_win_flush_local). A hang is turned
+ * (dart-impl/mpi/core/quirks.h, mpi_win_flush_local). A hang is turned
  * into a failure by an alarm. Registered with WILL_FAIL: the day this
  * program passes, that quirk can go. */
 #include <mpi.h>

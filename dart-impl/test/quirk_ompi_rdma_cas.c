@@ -1,7 +1,7 @@
 /* Plain MPI, no DART: shows that Open MPI's osc/rdma still crashes the
  * target of contended MPI_Compare_and_swap on a dynamic window (ompi
  * #11349), the reason DART turns MPI atomics off under that component
- * (dart-impl/mpi/mpi_quirks.h). Registered with WILL_FAIL: the day this
+ * (dart-impl/mpi/core/quirks.h). Registered with WILL_FAIL: the day this
  * program passes, that quirk can go. */
 #include <mpi.h>
 #include <stdint.h>

@@ -242,7 +242,7 @@ int main(int argc, char **argv)
     TEST_EQ(won, n); /* one winner per word, n words */
   }
   /* DART_TEST_ATOMICS: "exact" (nothing refused), or "partial": only
-   * what Open MPI's osc/rdma gets wrong (mpi_quirks.h) is refused among
+   * what Open MPI's osc/rdma gets wrong (core/quirks.h) is refused among
    * the 44 operation-type pairs: logical operations and unsigned MIN and
    * MAX. */
   int ops_refused = every_operation(me.id, n);

@@ -1,8 +1,8 @@
 /* White-box test of the put/get datatype layer (spec 4.5): element
  * positions, spans, datatype_copy and the MPI layouts, all checked against
  * a naive per-element reference written from the spec's position formula. */
-#include "mpi/datatype.h"
-#include "mpi/large_count.h"
+#include "mpi/model/datatype.h"
+#include "mpi/core/large_count.h"
 
 #include <dash/dart/if/dart.h>
 

@@ -1,7 +1,7 @@
 /* The locality tree builder and every dart_domain_* call on synthetic unit
  * records (no MPI): exact tags, unit lists and counts, and error paths. */
-#include "mpi/locality_domain.h"
-#include "mpi/locality_tree.h"
+#include "mpi/locality/domain.h"
+#include "mpi/locality/tree.h"
 #include "plain_check.h"
 
 #include <dash/dart/if/dart_locality.h>

@@ -6,9 +6,9 @@
  * CPU_MODE; MCS: every unit's tail and next NONE, blocked 0)
  * although its previous lock was used (and, across nodes, migrated);
  * locks on reused and grown slots still exclude mutually. */
-#include "mpi/lock.h"
-#include "mpi/lock_arena.h"
-#include "mpi/runtime.h"
+#include "mpi/lock/lock.h"
+#include "mpi/lock/arena.h"
+#include "mpi/core/runtime.h"
 #include "test_lock_counter.h"
 #include "test_stage.h"
 

@@ -5,8 +5,8 @@
  * counter each critical section increments with a plain get / add / put
  * must come out exact, and the network word must be back to a valid
  * state. */
-#include "mpi/lock.h"
-#include "mpi/runtime.h"
+#include "mpi/lock/lock.h"
+#include "mpi/core/runtime.h"
 #include "test_lock_counter.h"
 #include "test_stage.h"
 

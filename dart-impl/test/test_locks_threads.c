@@ -107,7 +107,7 @@ int main(int argc, char **argv)
     mine[k] = 0;
   }
   /* Lock 0 is homed at unit 0 (first node), lock 1 on the second node
-   * when there is one (homes go to the nodes in turn, lock_api.c). */
+   * when there is one (homes go to the nodes in turn, lock/api.c). */
   for (int k = 0; k < NLOCKS; ++k) {
     TEST_OK(dart_team_lock_init(DART_TEAM_ALL, &locks[k]));
     counters[k] = gptr_at(g, k == 0 ? n - 1 : 0,

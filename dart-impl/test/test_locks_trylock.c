@@ -135,7 +135,7 @@ int main(int argc, char **argv)
   lock_churn();
 
   /* Homes spread over the nodes (one lock per node and more, spec'd
-   * spread in lock_api.c); the counter of lock k at unit k % n. */
+   * spread in lock/api.c); the counter of lock k at unit k % n. */
   dart_lock_t locks[NLOCKS];
   for (int k = 0; k < NLOCKS; ++k) {
     S_OK(dart_team_lock_init(DART_TEAM_ALL, &locks[k]));

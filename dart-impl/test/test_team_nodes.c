@@ -6,9 +6,9 @@
 #include "test_assert.h"
 #include "test_cluster.h"
 #include "test_nodes.h"
-#include "mpi/runtime.h"
-#include "mpi/team.h"
-#include "mpi/unit_records.h"
+#include "mpi/core/runtime.h"
+#include "mpi/model/team.h"
+#include "mpi/bootstrap/unit_records.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -14,9 +14,9 @@
 #include "test_nodes.h"
 #include "test_stage.h"
 #include "test_values.h"
-#include "mpi/runtime.h"
-#include "mpi/team.h"
-#include "mpi/team_sync.h"
+#include "mpi/core/runtime.h"
+#include "mpi/model/team.h"
+#include "mpi/collective/team_sync.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -7,10 +7,10 @@
  * input is refused. */
 #include "test_assert.h"
 #include "test_nodes.h"
-#include "mpi/bootstrap.h"
-#include "mpi/runtime.h"
-#include "mpi/team.h"
-#include "mpi/unit_records.h"
+#include "mpi/bootstrap/bootstrap.h"
+#include "mpi/core/runtime.h"
+#include "mpi/model/team.h"
+#include "mpi/bootstrap/unit_records.h"
 #include "base/hwinfo_probe.h"
 
 #include <stdint.h>

@@ -1,0 +1,248 @@
+/* Barrier and small reductions of a single-node team in shared memory.
+ *
+ * The block (allocated by node rank 0, mapped by all members):
+ *   arrive[u]  one 64-byte line per unit: how many synchronisation
+ *              episodes unit u has entered (monotonic, never wraps);
+ *   slots[p][u] TEAM_SYNC_MAX_BYTES per unit and parity p = reduction
+ *              count mod 2: unit u's contribution.
+ * An episode: unit u bumps its own epoch with a release store, then
+ * waits (acquire loads) until every other unit's epoch has reached its
+ * own. Everything u wrote before the release is then visible to every
+ * unit that saw the new epoch; a unit running ahead into the next
+ * episode only raises its epoch further, which still satisfies a peer
+ * that waits for the previous one. Each unit writes only its own line,
+ * so arrivals do not contend. */
+#include "mpi/collective/team_sync.h"
+#include "base/cache_line.h"
+#include "mpi/core/progress.h"
+#include "mpi/core/runtime.h"
+#include "mpi/memory/node_shm.h"
+#include "mpi/model/local_reduce.h"
+#include "mpi/model/team.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+
+struct arrival {
+  _Atomic uint64_t epoch;
+  char pad[CACHE_LINE - sizeof(uint64_t)];
+};
+_Static_assert(sizeof(struct arrival) == CACHE_LINE, "an arrival is one line");
+_Static_assert(TEAM_SYNC_MAX_BYTES % CACHE_LINE == 0, "slots start on lines");
+
+struct team_sync {
+  struct node_shm shm;        /* holds the block below */
+  struct arrival *arrive;     /* [size] */
+  char           *slots;      /* [2][size][TEAM_SYNC_MAX_BYTES] */
+  uint64_t        epoch;      /* episodes this unit entered */
+  uint64_t        reductions; /* reductions this unit entered */
+};
+
+/* Waiting backs off in three stages, by time spent: pause-spin first, long
+ * enough to ride out a peer's short delay (a yield on a loaded core hands
+ * it to another process for a whole time slice), then yield the core
+ * (oversubscribed runs), then sleep (a peer busy for long). Past the
+ * first polls it enters MPI now and then: MPICH's RMA progresses only
+ * when the target does, and a peer may be in a flush that waits for this
+ * unit. */
+enum {
+  CHECK_EVERY = 64,     /* polls between clock reads and MPI probes */
+  SPIN_NS     = 50000,
+  YIELD_NS    = 1000000,
+  SLEEP_NS    = 20000
+};
+
+struct waiter {
+  unsigned long polls;
+  long long     start_ns;
+  long long     waited_ns;
+};
+
+static inline void cpu_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#else
+  atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+static long long now_ns(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void back_off(struct waiter *w, MPI_Comm comm)
+{
+  unsigned long p = w->polls++;
+  if (p % CHECK_EVERY == CHECK_EVERY - 1 ||
+      (w->waited_ns >= SPIN_NS && p % 8 == 0)) {
+    long long t = now_ns();
+    if (w->start_ns == 0) {
+      w->start_ns = t;
+    }
+    w->waited_ns = t - w->start_ns;
+    int flag = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
+    /* A lock homed here may be what a late member waits for. */
+    progress_poll();
+  }
+  if (w->waited_ns < SPIN_NS) {
+    cpu_pause();
+  } else if (w->waited_ns < YIELD_NS) {
+    sched_yield();
+  } else {
+    struct timespec pause = { 0, SLEEP_NS };
+    nanosleep(&pause, NULL);
+  }
+}
+
+/* One episode: arrive, then wait for every other member to arrive. */
+static void arrive_and_wait(struct team *team)
+{
+  struct team_sync *s = team->sync;
+  uint64_t epoch = ++s->epoch;
+  atomic_store_explicit(&s->arrive[team->my_rank].epoch, epoch,
+                        memory_order_release);
+  struct waiter w = { 0, 0, 0 };
+  for (int u = 0; u < team->size; ++u) {
+    while (atomic_load_explicit(&s->arrive[u].epoch, memory_order_acquire) <
+           epoch) {
+      back_off(&w, team->comm);
+    }
+  }
+}
+
+static size_t block_bytes(int size)
+{
+  return (size_t)size * sizeof(struct arrival) +
+         2 * (size_t)size * TEAM_SYNC_MAX_BYTES;
+}
+
+dart_ret_t team_sync_create(const char *call, struct team *team)
+{
+  team->sync = NULL;
+  /* Every input is equal on all members (environment, node structure),
+   * so they all take the same branch. */
+  if (!runtime.env.shm_sync || team->num_nodes != 1 || team->size < 2 ||
+      team->node_size != team->size) {
+    return DART_OK;
+  }
+  struct team_sync *s = calloc(1, sizeof *s);
+  /* Node rank 0 provides everything. */
+  size_t bytes = team->node_rank == 0 ? block_bytes(team->size) : 0;
+  struct node_shm shm;
+  bool mapped = node_shm_alloc(call, team->node_comm, bytes, &shm) == DART_OK;
+  char *base = mapped ? shm.bases[0] : NULL;
+  if (base != NULL && team->node_rank == 0) {
+    memset(base, 0, block_bytes(team->size));
+  }
+  /* Agrees on success; also orders the zeroing before any use. */
+  int ok = s != NULL && base != NULL;
+  int all_ok = 0;
+  int agree = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, team->comm);
+  if (agree != MPI_SUCCESS || !all_ok) {
+    if (mapped) {
+      node_shm_free(&shm, team->node_size);
+    }
+    free(s);
+    if (agree != MPI_SUCCESS) {
+      return report_mpi_error(call, "MPI_Allreduce", agree);
+    }
+    LOG_WARN(call, "team %d: no shared block for barrier and reductions "
+             "(%s), using MPI's", (int)team->id,
+             mapped ? "out of memory" : "no node-shared memory");
+    return DART_OK;
+  }
+  s->shm = shm;
+  s->arrive = (struct arrival *)base;
+  s->slots = base + (size_t)team->size * sizeof(struct arrival);
+  team->sync = s;
+  return DART_OK;
+}
+
+void team_sync_free(struct team *team)
+{
+  struct team_sync *s = team->sync;
+  if (s == NULL) {
+    return;
+  }
+  node_shm_free(&s->shm, team->node_size);
+  free(s);
+  team->sync = NULL;
+}
+
+int team_sync_barrier(struct team *team)
+{
+  arrive_and_wait(team);
+  return MPI_SUCCESS;
+}
+
+bool team_sync_reduces(const struct team *team, dart_operation_t op,
+                       dart_datatype_t type, size_t bytes)
+{
+  return team->sync != NULL && bytes > 0 && bytes <= TEAM_SYNC_MAX_BYTES &&
+         local_reduce_supports(op, type);
+}
+
+/* Why two parities suffice: a unit writes its slot of reduction k+2 only
+ * after the episode of reduction k+1 completed, i.e. after every member
+ * arrived there, and each arrives only once it has finished reading the
+ * slots of reduction k. Reduction k+1 uses the other parity. */
+int team_sync_reduce(struct team *team, const void *sendbuf, void *recvbuf,
+                     size_t nelem, size_t bytes, dart_datatype_t type,
+                     dart_operation_t op, int root)
+{
+  struct team_sync *s = team->sync;
+  size_t parity_bytes = (size_t)team->size * TEAM_SYNC_MAX_BYTES;
+  char *slots = s->slots + (s->reductions++ & 1) * parity_bytes;
+  memcpy(slots + (size_t)team->my_rank * TEAM_SYNC_MAX_BYTES, sendbuf,
+         bytes);
+  arrive_and_wait(team);
+  if (root < 0 || root == team->my_rank) {
+    /* Same order (unit 0, 1, ...) on every unit: bitwise equal results,
+     * floating point included. */
+    memcpy(recvbuf, slots, bytes);
+    for (int u = 1; u < team->size; ++u) {
+      local_reduce(recvbuf, slots + (size_t)u * TEAM_SYNC_MAX_BYTES, nelem,
+                   type, op);
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+int team_barrier(dart_team_t id)
+{
+  struct team *team = team_lookup(id);
+  /* Stores before the barrier, plain or RMA, happen before any access
+   * after it on any unit: fences for plain loads and stores in shared
+   * memory (free on x86), MPI_Win_sync for the unified RMA model where
+   * the team's window exposes my memory (under Open MPI segments have
+   * windows of their own and the team's stays empty: the sync would be
+   * most of a shared-memory barrier's cost for nothing). */
+  bool win_sync = team->dynamic_win_exposes; /* implies a window */
+  atomic_thread_fence(memory_order_release);
+  if (win_sync) {
+    MPI_Win_sync(team->dynamic_win);
+  }
+  /* A unit may wait in a lock for a migration that only a home unit in
+   * this barrier can do: both forms poll (team_sync.h); every member
+   * makes the same choice (a blocking and a non-blocking barrier do not
+   * match). */
+  int err = team->sync != NULL ? team_sync_barrier(team)
+                               : progress_gate(team->comm);
+  if (win_sync) {
+    MPI_Win_sync(team->dynamic_win);
+  }
+  atomic_thread_fence(memory_order_acquire);
+  return err;
+}

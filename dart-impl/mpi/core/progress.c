@@ -1,0 +1,73 @@
+/* Polled waits (progress.h). */
+#include "mpi/core/progress.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+
+/* The waits of DART calls that wait for other units (see team_sync.h). */
+static const struct progress_hook *_Atomic poll_hook;
+
+void progress_set_hook(const struct progress_hook *hook)
+{
+  atomic_store_explicit(&poll_hook, hook, memory_order_release);
+}
+
+bool progress_needed(void)
+{
+  const struct progress_hook *hook =
+      atomic_load_explicit(&poll_hook, memory_order_acquire);
+  return hook != NULL && hook->needed();
+}
+
+void progress_poll(void)
+{
+  const struct progress_hook *hook =
+      atomic_load_explicit(&poll_hook, memory_order_acquire);
+  if (hook != NULL && hook->needed()) {
+    hook->poll();
+  }
+}
+
+int progress_wait(MPI_Request *request)
+{
+  if (!progress_needed()) {
+    return MPI_Wait(request, MPI_STATUS_IGNORE);
+  }
+  /* MPI_Test drives MPI's progress; between polls (an MPI atomic per lock
+   * homed here, about 1 us on MPICH) it spins, then yields the core to a
+   * unit that shares it. No sleep: collectives are latency-bound. */
+  for (unsigned round = 1;; ++round) {
+    int done = 0;
+    int err = MPI_Test(request, &done, MPI_STATUS_IGNORE);
+    if (err != MPI_SUCCESS || done) {
+      return err;
+    }
+    if (round % 64 == 0) {
+      progress_poll();
+      sched_yield();
+    }
+  }
+}
+
+int progress_await_message(int source, int tag, MPI_Comm comm)
+{
+  for (unsigned round = 1; progress_needed(); ++round) {
+    int flag = 0;
+    int err = MPI_Iprobe(source, tag, comm, &flag, MPI_STATUS_IGNORE);
+    if (err != MPI_SUCCESS || flag) {
+      return err;
+    }
+    if (round % 64 == 0) {
+      progress_poll();
+      sched_yield();
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+int progress_gate(MPI_Comm comm)
+{
+  MPI_Request request;
+  int err = MPI_Ibarrier(comm, &request);
+  return err == MPI_SUCCESS ? progress_wait(&request) : err;
+}

@@ -1,0 +1,53 @@
+/* Polled waits: every DART call that waits for other units (collectives,
+ * team and memory management, two-sided, lock creation) completes its MPI
+ * requests here, and while it waits keeps a service of a higher layer
+ * polling through a hook that service registers at init. Why: a unit
+ * waiting for a lock homed here may be what the others wait for
+ * (lock/polling.c has the liveness argument). This module knows no
+ * service; the hook is its only way up. */
+#ifndef DART_MPI_PROGRESS_H
+#define DART_MPI_PROGRESS_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+/* What a waiting unit must keep doing for others: `needed` is cheap and
+ * says whether `poll` has anything to do (checked again and again, so a
+ * wait costs nothing extra while it says no); `poll` is safe from any
+ * thread. Registered once by the module above (lock/polling.c), never
+ * removed: lower modules do not know the locks, only this table. */
+struct progress_hook {
+  bool (*needed)(void);
+  void (*poll)(void);
+};
+void progress_set_hook(const struct progress_hook *hook);
+
+/* Whether the hook has work now (false before registration). */
+bool progress_needed(void);
+/* Runs the hook's poll if it has work. */
+void progress_poll(void);
+
+/* Completes a request: MPI_Wait while the hook has nothing to do, else
+ * an MPI_Test loop that polls and yields. Returns the MPI error code
+ * (that of the request itself, e.g. MPI_ERR_TRUNCATE). */
+int progress_wait(MPI_Request *request);
+/* progress_wait after a call that started `request` and returned `err`. */
+static inline int progress_complete(int err, MPI_Request *request)
+{
+  return err == MPI_SUCCESS ? progress_wait(request) : err;
+}
+
+/* Returns once a message from `source` with `tag` can be received on
+ * `comm` (MPI_Iprobe, polling); at once while the hook has nothing to
+ * do. For blocking receives: an error such as truncation then comes from
+ * the receive itself, under the communicator's error handler. */
+int progress_await_message(int source, int tag, MPI_Comm comm);
+
+/* Collective over `comm`: MPI_Ibarrier completed by progress_wait.
+ * Blocking MPI calls that cannot be made non-blocking (communicator and
+ * window creation and destruction) come after it: then every member is
+ * already inside the same DART call, so the blocking part waits for no
+ * unit that might be waiting for this one. */
+int progress_gate(MPI_Comm comm);
+
+#endif

@@ -1,0 +1,122 @@
+/* Detection of the MPI library's quirks (see the header). */
+#include "mpi/core/quirks.h"
+#include "mpi/core/runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct mpi_quirks mpi_quirks;
+
+static bool library_is_open_mpi(void)
+{
+  /* MPI_Get_library_version may be called before MPI_Init. */
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int len = 0;
+  MPI_Get_library_version(version, &len);
+  return strncmp(version, "Open MPI", 8) == 0;
+}
+
+void mpi_quirks_before_init(void)
+{
+  /* Open MPI's default one-sided component crashes the target in
+   * MPI_Compare_and_swap (ompi #11349) and pays a system call per
+   * dynamic-window transfer; its UCX component does neither. A choice
+   * the user made in the environment wins. UCX alone has no shared
+   * windows: sm serves MPI_Win_allocate_shared, UCX everything else. */
+  if (library_is_open_mpi()) {
+    setenv("OMPI_MCA_osc", "sm,ucx", 0);
+  }
+}
+
+/* Open MPI names a window "<component> window <n>": an empty probe window
+ * made as DART's segments are (MPI_Win_create) tells which one-sided
+ * component serves them. `component` stays empty under other MPIs. */
+static int probe_window(MPI_Comm world, char *component, size_t size)
+{
+  MPI_Win probe = MPI_WIN_NULL;
+  int err = MPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, world, &probe);
+  if (err != MPI_SUCCESS) {
+    return err;
+  }
+  char name[MPI_MAX_OBJECT_NAME] = "";
+  int len = 0;
+  if (library_is_open_mpi()) {
+    MPI_Win_get_name(probe, name, &len);
+  }
+  MPI_Win_free(&probe);
+  size_t n = strcspn(name, " ");
+  n = n < size - 1 ? n : size - 1;
+  memcpy(component, name, n);
+  component[n] = '\0';
+  return MPI_SUCCESS;
+}
+
+dart_ret_t mpi_quirks_detect(const char *call, MPI_Comm world)
+{
+  /* Nothing carried over from an earlier dart_init on a borrowed MPI. */
+  bool open_mpi = library_is_open_mpi();
+  mpi_quirks = (struct mpi_quirks){
+    .narrow_atomics_broken = open_mpi,
+    .request_rma_broken = open_mpi,
+    .window_per_segment = open_mpi,
+    .accumulate_by_fetch = open_mpi,
+  };
+  int size = 0;
+  MPI_Comm_size(world, &size);
+  if (size == 1) {
+    /* One unit makes no windows (its teams are all of one unit), and
+     * Open MPI 4.1 under its default components cannot make one there. */
+    return DART_OK;
+  }
+  char osc[32] = "";
+  /* Collective: every member learns the same outcome. */
+  int err = probe_window(world, osc, sizeof osc);
+  int ok = err == MPI_SUCCESS, all_ok = 0;
+  if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, world) !=
+        MPI_SUCCESS || !all_ok) {
+    char text[MPI_MAX_ERROR_STRING] = "on another unit";
+    int len = 0;
+    if (err != MPI_SUCCESS) {
+      MPI_Error_string(err, text, &len);
+    }
+    return report_error(DART_ERR_OTHER, call, "MPI cannot create a window "
+                        "(%s): DART's memory would be unreachable. Open "
+                        "MPI's osc/pt2pt refuses windows at "
+                        "MPI_THREAD_MULTIPLE and osc/rdma needs an RDMA "
+                        "network between hosts; OMPI_MCA_osc=sm,ucx serves "
+                        "both", text);
+  }
+  bool rdma = strcmp(osc, "rdma") == 0;
+  mpi_quirks.atomics_partly_wrong = rdma;
+  mpi_quirks.flush_local_is_flush = strcmp(osc, "pt2pt") == 0;
+  if (osc[0] != '\0') {
+    LOG_DEBUG(call, "Open MPI serves DART's windows with osc/%s", osc);
+  }
+  int me = 0;
+  MPI_Comm_rank(world, &me);
+  if (rdma && me == 0) {
+    LOG_WARN(call, "Open MPI serves DART's windows with osc/rdma: "
+             "compare-and-swap, logical operations and unsigned MIN/MAX "
+             "that go through MPI (on registered memory, and between "
+             "nodes) will fail with DART_ERR_OTHER, since osc/rdma gets "
+             "them wrong or crashes; start MPI with OMPI_MCA_osc=sm,ucx");
+  }
+  return DART_OK;
+}
+
+bool mpi_atomic_works(dart_operation_t op, dart_datatype_t dtype)
+{
+  if (!mpi_quirks.atomics_partly_wrong) {
+    return true;
+  }
+  switch (op) {
+  case DART_OP_LAND: case DART_OP_LOR: case DART_OP_LXOR:
+    return false;
+  case DART_OP_MIN: case DART_OP_MAX:
+    /* BYTE has no defined signedness: treated as the unsigned ones. */
+    return dtype != DART_TYPE_UINT && dtype != DART_TYPE_ULONG &&
+           dtype != DART_TYPE_ULONGLONG && dtype != DART_TYPE_BYTE;
+  default:
+    return true;
+  }
+}

@@ -1,0 +1,118 @@
+/* What DART does differently for the MPI library and one-sided component
+ * it runs on, decided once at dart_init (mpi_quirks_detect) from the
+ * library's version string and a probe window, whoever started MPI. Each
+ * quirk names the plain-MPI test in dart-impl/test that shows it is still
+ * there (quirk_*.c, expected to fail while the bug lives).
+ *
+ * The quirks of Open MPI 4.1's one-sided components:
+ * - osc/rdma (the default when an application starts MPI on one host):
+ *   through the shared-memory transport it crashes the target of a
+ *   contended MPI_Compare_and_swap (ompi #11349, quirk_ompi_rdma_cas.c)
+ *   and computes unsigned MIN and MAX and the logical operations wrong
+ *   (test_app_mpi_atomics.c: the unsigned minimum of 5 and 2^63 came out
+ *   2^63, LOR of 0 and 1 came out 0); the other operations are exact,
+ *   contended too. Those atomics, when they would go through MPI, return
+ *   DART_ERR_OTHER with a log line naming the fix (mpi_atomic_works,
+ *   mpi_cas_works); atomics on node-shared memory use the CPU and work.
+ * - osc/pt2pt: MPI_Win_flush_local on the calling process itself never
+ *   returns after an MPI_Get from itself while a get from another process
+ *   is outstanding (quirk_ompi_pt2pt_flush_local.c; test_onesided hung).
+ *   MPI_Win_flush, which completes more, does: mpi_win_flush_local.
+ *   osc/pt2pt also refuses windows at MPI_THREAD_MULTIPLE: dart_init
+ *   fails with one line saying so.
+ *
+ * The quirks of Open MPI's osc/ucx, which serves DART's windows unless
+ * the application chose otherwise (mpi_quirks_before_init). Seen on 4.1;
+ * the upstream fixes named below are in 5.0, which no test here runs, so
+ * they stay on for every Open MPI (they cost speed, never correctness):
+ * - UCX has 4- and 8-byte atomics only, and osc/ucx 4.1 hands
+ *   MPI_Fetch_and_op (NO_OP, REPLACE, SUM) and MPI_Compare_and_swap
+ *   straight to them: 1-, 2- and 16-byte types fail silently (no update,
+ *   garbage result) and FLOAT/DOUBLE sums add bit patterns (ompi #6777;
+ *   fixed for 5.0 by ompi PR #9636). mpi_fetch_and_op_works says when
+ *   MPI_Get_accumulate must serve instead; narrow_cas_broken sends 1- and
+ *   2-byte swaps through their aligned 4-byte word
+ *   (quirk_ompi_ucx_narrow_atomics.c).
+ * - MPI_Rput/MPI_Rget on a dynamic window look up the wrong region and
+ *   fail or crash (ompi #10328; fixed in 5.0 by ompi PR #11095):
+ *   request_rma_broken makes handles track plain MPI_Put/MPI_Get
+ *   (quirk_ompi_ucx_rget_dynamic.c).
+ * - A dynamic window costs osc/ucx a region lookup per operation (8-byte
+ *   put/get across hosts 188 against 92 us, bench-latency) and its region
+ *   array breaks once regions come and go (ompi #6987):
+ *   window_per_segment gives every segment an MPI_Win_create window.
+ *   Elsewhere all portions of a team are attached to the team's dynamic
+ *   window: MPICH 4.0.2 mixes up MPI_Win_create windows whose memory
+ *   overlaps, which registered user memory may (the same buffer in two
+ *   teams), and rounds a window's base down to 16 bytes
+ *   (quirk_mpich_win_create.c); its dynamic window attaches without
+ *   registering and over TCP is also faster (8 B: 15 against 25 us).
+ * - Every MPI_Accumulate is lock, get, compute, put, unlock at the target
+ *   (single-element accumulates become UCX atomics only in 5.0, ompi PR
+ *   #6980): accumulate_by_fetch sends a one-element SUM or REPLACE of a
+ *   4- or 8-byte integer as MPI_Fetch_and_op (one UCX atomic).
+ * - Concurrent RMA from several threads of one process hangs or corrupts
+ *   data under osc/ucx 4.1: core/serialize.h serializes those calls
+ *   (test_threads_stress.c shows the need). */
+#ifndef DART_MPI_MPI_QUIRKS_H
+#define DART_MPI_MPI_QUIRKS_H
+
+#include "base/basic_types.h"
+
+#include <dash/dart/if/dart_types.h>
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct mpi_quirks {
+  bool flush_local_is_flush; /* osc/pt2pt */
+  bool atomics_partly_wrong; /* osc/rdma */
+  bool narrow_atomics_broken; /* Open MPI 4.1: see above */
+  bool request_rma_broken;
+  bool window_per_segment;
+  bool accumulate_by_fetch;
+};
+extern struct mpi_quirks mpi_quirks;
+
+/* Whether MPI_Compare_and_swap can be used. */
+static inline bool mpi_cas_works(void)
+{
+  return !mpi_quirks.atomics_partly_wrong;
+}
+
+/* Whether MPI's accumulates and fetch-and-ops of `op` on `dtype` are
+ * exact. */
+bool mpi_atomic_works(dart_operation_t op, dart_datatype_t dtype);
+
+/* Before MPI_Init, when DART starts MPI: under Open MPI, chooses the
+ * one-sided components DART's windows work best with (sm for shared
+ * windows, ucx for the rest) unless the environment already chose. */
+void mpi_quirks_before_init(void);
+
+/* Whether MPI_Fetch_and_op of `op` on basic `dtype` computes the right
+ * result (else MPI_Get_accumulate must serve). */
+static inline bool mpi_fetch_and_op_works(dart_datatype_t dtype,
+                                          dart_operation_t op)
+{
+  if (!mpi_quirks.narrow_atomics_broken) {
+    return true;
+  }
+  size_t bytes = basic_type_size(dtype);
+  bool floating = basic_type_class(dtype) == BASIC_FLOAT;
+  return (bytes == 4 || bytes == 8) && !(floating && op == DART_OP_SUM);
+}
+
+/* Collective over `world`: probes the library, sets mpi_quirks. Fails
+ * (one log line) when MPI cannot create a window at all, since nothing of
+ * DART's memory could be reached then. */
+dart_ret_t mpi_quirks_detect(const char *call, MPI_Comm world);
+
+/* MPI_Win_flush_local, or MPI_Win_flush where the former hangs. */
+static inline int mpi_win_flush_local(int unit, MPI_Win win)
+{
+  return mpi_quirks.flush_local_is_flush ? MPI_Win_flush(unit, win)
+                                         : MPI_Win_flush_local(unit, win);
+}
+
+#endif

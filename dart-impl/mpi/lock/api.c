@@ -1,0 +1,398 @@
+/* The DART lock API: handle validation, home placement and the choice of
+ * implementation (DART_LOCK_MODE); the modes live in lock_*.c. */
+#include "mpi/core/progress.h"
+#include "mpi/core/runtime.h"
+#include "mpi/lock/arena.h"
+#include "mpi/lock/lock.h"
+#include "mpi/lock/polling.h"
+
+#include <stdlib.h>
+
+#define LOCK_MAGIC_LIVE 0x4c4f434bu /* "LOCK" */
+#define LOCK_MAGIC_DEAD 0x44454144u /* "DEAD" */
+
+/* Every live handle in creation order (teardown frees collectively in
+ * that order on every member). Destroyed handles are kept, marked dead,
+ * so a stale copy of a handle is reported instead of read after free. */
+static struct dart_lock_struct *live_locks;
+static struct dart_lock_struct *dead_locks;
+static pthread_mutex_t          registry_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+/* Per team: locks created so far (the same sequence on every member,
+ * init being collective, so all agree on each lock's home) and the node
+ * of every member, gathered at the team's first lock. */
+struct team_lock_count {
+  dart_team_t             team_id;
+  int                     created;
+  int                    *node_of;
+  struct team_lock_count *next;
+};
+static struct team_lock_count *lock_counts;
+
+/* initial-exec: the default model for a shared library calls
+ * __tls_get_addr, a tenth of an uncontended acquire+release. */
+static _Thread_local char thread_token __attribute__((tls_model("initial-exec")));
+
+static uintptr_t my_token(void) { return (uintptr_t)&thread_token; }
+
+static struct team_lock_count *team_count(const char *call,
+                                          struct team *team)
+{
+  struct team_lock_count *c = lock_counts;
+  while (c != NULL && c->team_id != team->id) {
+    c = c->next;
+  }
+  if (c != NULL) {
+    return c;
+  }
+  c = calloc(1, sizeof *c);
+  int *node_of = malloc((size_t)team->size * sizeof *node_of);
+  if (c == NULL || node_of == NULL) {
+    free(c);
+    free(node_of);
+    report_error(DART_ERR_NOMEM, call, "out of memory");
+    return NULL;
+  }
+  /* Non-blocking and polled, like every collective (lock/polling.c). */
+  MPI_Request request;
+  int err = MPI_Iallgather(&team->my_node, 1, MPI_INT, node_of, 1, MPI_INT,
+                           team->comm, &request);
+  if (err == MPI_SUCCESS) {
+    err = progress_wait(&request);
+  }
+  if (err != MPI_SUCCESS) {
+    free(c);
+    free(node_of);
+    report_mpi_error(call, "MPI_Iallgather", err);
+    return NULL;
+  }
+  c->team_id = team->id;
+  c->node_of = node_of;
+  c->next = lock_counts;
+  lock_counts = c;
+  return c;
+}
+
+/* Home of the k-th lock: nodes in turn first, then the units of that
+ * node in turn, so many locks spread over nodes and units. */
+static void choose_home(const struct team *team, const int *node_of, int k,
+                        int *home)
+{
+  int node = k % team->num_nodes, on_node = 0;
+  for (int u = 0; u < team->size; ++u) {
+    on_node += node_of[u] == node;
+  }
+  int pick = (k / team->num_nodes) % on_node;
+  for (int u = 0; u < team->size; ++u) {
+    if (node_of[u] == node && pick-- == 0) {
+      *home = u;
+      break;
+    }
+  }
+}
+
+static bool warned_cpu_mode;
+
+static const struct lock_ops *ops_for_mode(const char *call,
+                                           const struct team *team)
+{
+  switch (runtime.env.lock_mode) {
+  case LOCK_MODE_MPI_MCS:
+    return &lock_ops_mcs;
+  case LOCK_MODE_MPI_WIN_LOCK:
+    return &lock_ops_win_lock;
+  case LOCK_MODE_CPU:
+    if (team->num_nodes > 1 && !warned_cpu_mode) {
+      warned_cpu_mode = true;
+      LOG_WARN(call, "DART_LOCK_MODE=cpu needs a team on one node; team %d "
+               "spans %d nodes, using hybrid (warned once)", (int)team->id,
+               team->num_nodes);
+    }
+    return &lock_ops_hybrid;
+  case LOCK_MODE_HYBRID:
+  default:
+    return &lock_ops_hybrid;
+  }
+}
+
+static void registry_unlink(struct dart_lock_struct *lock)
+{
+  for (struct dart_lock_struct **p = &live_locks; *p != NULL;
+       p = &(*p)->next_live) {
+    if (*p == lock) {
+      *p = lock->next_live;
+      break;
+    }
+  }
+  lock->magic = LOCK_MAGIC_DEAD;
+  lock->next_live = dead_locks;
+  dead_locks = lock;
+}
+
+/* Lifecycle: before dart_init and after dart_exit every lock call returns
+ * DART_ERR_NOTINIT (checked first; handles of an earlier init/exit cycle
+ * are never freed, so reading them is safe). A destroyed handle (a stale
+ * copy) or a lock whose team was destroyed: DART_ERR_INVAL from acquire,
+ * try and release; destroy of the latter succeeds locally (dart_synchronization.h). */
+dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t *lock)
+{
+  if (lock != NULL) {
+    *lock = DART_LOCK_NULL;
+  }
+  REQUIRE_INIT();
+  if (lock == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "lock is NULL");
+  }
+  struct team *team = team_lookup_or_report(__func__, teamid);
+  if (team == NULL) {
+    return DART_ERR_INVAL;
+  }
+  struct team_lock_count *count = team_count(__func__, team);
+  if (count == NULL) {
+    return DART_ERR_NOMEM;
+  }
+  struct dart_lock_struct *l = calloc(1, sizeof *l);
+  if (l == NULL) {
+    return report_error(DART_ERR_NOMEM, __func__, "out of memory");
+  }
+  int k = count->created++;
+  l->ops = ops_for_mode(__func__, team);
+  l->team_id = teamid;
+  l->team = team;
+  l->me = team->my_rank;
+  l->net_win = MPI_WIN_NULL;
+  l->win = MPI_WIN_NULL;
+  pthread_mutex_init(&l->mutex, NULL);
+  choose_home(team, count->node_of, k, &l->home);
+  l->on_home_node = team->node_rank_of[l->home] >= 0;
+  dart_ret_t ret = l->ops->create(__func__, l);
+  if (ret != DART_OK) {
+    pthread_mutex_destroy(&l->mutex);
+    free(l);
+    return ret;
+  }
+  l->magic = LOCK_MAGIC_LIVE;
+  l->fast_local = l->ops == &lock_ops_hybrid && l->on_home_node;
+  pthread_mutex_lock(&registry_mutex);
+  struct dart_lock_struct **tail = &live_locks;
+  while (*tail != NULL) {
+    tail = &(*tail)->next_live;
+  }
+  *tail = l;
+  pthread_mutex_unlock(&registry_mutex);
+  LOG_DEBUG(__func__, "team %d lock %d: %s, home unit %d", (int)teamid, k,
+            l->ops->name, l->home);
+  *lock = l;
+  return DART_OK;
+}
+
+dart_ret_t dart_team_lock_destroy(dart_lock_t *lock)
+{
+  REQUIRE_INIT();
+  if (lock == NULL || *lock == DART_LOCK_NULL) {
+    return DART_OK;
+  }
+  struct dart_lock_struct *l = *lock;
+  if (l->magic != LOCK_MAGIC_LIVE) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "lock was already destroyed");
+  }
+  if (atomic_load(&l->holder) != 0) {
+    LOG_WARN(__func__, "destroying a lock this unit still holds");
+  }
+  l->fast_local = false;
+  dart_ret_t ret = DART_OK;
+  if (l->team != NULL) {
+    /* Hybrid and MCS: the next init may hand the arena slot to a new lock
+     * and reset it: every member must be done with this one (a late
+     * release would write into the new lock), as MPI_Win_free once
+     * guaranteed. mpi-win-lock: the gate in front of MPI_Win_free. */
+    int err = progress_gate(l->team->comm);
+    if (err != MPI_SUCCESS) {
+      ret = report_mpi_error(__func__, "MPI_Ibarrier", err);
+    }
+  }
+  if (l->team != NULL) {
+    l->ops->free(l);
+  }
+  pthread_mutex_lock(&registry_mutex);
+  registry_unlink(l);
+  pthread_mutex_unlock(&registry_mutex);
+  pthread_mutex_destroy(&l->mutex);
+  *lock = DART_LOCK_NULL;
+  return ret;
+}
+
+/* The checks every acquire/try/release starts with. */
+static dart_ret_t check_usable(const char *call, struct dart_lock_struct *l)
+{
+  REQUIRE_INIT_IN(call);
+  if (l == DART_LOCK_NULL) {
+    return report_error(DART_ERR_INVAL, call, "lock is DART_LOCK_NULL");
+  }
+  if (l->magic != LOCK_MAGIC_LIVE) {
+    return report_error(DART_ERR_INVAL, call, "lock was destroyed");
+  }
+  if (l->team == NULL) {
+    return report_error(DART_ERR_INVAL, call,
+                        "the lock's team %d was destroyed", (int)l->team_id);
+  }
+  return DART_OK;
+}
+
+/* check_usable, and the calling thread must not hold the lock already
+ * (*held tells which of the two failed). */
+static dart_ret_t check_not_held(const char *call, struct dart_lock_struct *l,
+                                 bool *held)
+{
+  *held = false;
+  dart_ret_t ret = check_usable(call, l);
+  if (ret == DART_OK &&
+      atomic_load_explicit(&l->holder, memory_order_relaxed) == my_token()) {
+    *held = true;
+    ret = report_error(DART_ERR_INVAL, call, "the calling thread already "
+                       "holds this lock (locks are not recursive)");
+  }
+  return ret;
+}
+
+/* The fast paths below serve a hybrid lock on its home node: fast_local
+ * stands for every check of check_usable (it is set only on a live lock
+ * and cleared when the lock or its team goes, and dart_exit destroys all
+ * teams), so one load replaces four. They inline the CPU-mode ticket
+ * lock; anything else (not yet served, network mode, a pending
+ * migration, errors) continues in lock/hybrid.c or the general path. */
+dart_ret_t dart_lock_acquire(dart_lock_t lock)
+{
+  if (lock != DART_LOCK_NULL && lock->fast_local &&
+      atomic_load_explicit(&lock->holder, memory_order_relaxed) !=
+          my_token()) {
+    lock_maybe_poll();
+    struct lock_shm *s = lock->shm;
+    uint64_t ticket = atomic_fetch_add_explicit(&s->next, 1,
+                                                memory_order_relaxed);
+    dart_ret_t ret = DART_OK;
+    if (atomic_load_explicit(&s->serving, memory_order_acquire) == ticket &&
+        (lock->net_win == MPI_WIN_NULL ||
+         atomic_load_explicit(&s->mode, memory_order_relaxed) ==
+             HYBRID_MODE_CPU)) {
+      lock->ticket = ticket;
+    } else {
+      ret = hybrid_local_wait(__func__, lock, ticket);
+    }
+    if (ret == DART_OK) {
+      atomic_store_explicit(&lock->holder, my_token(), memory_order_relaxed);
+    }
+    return ret;
+  }
+  bool held;
+  dart_ret_t ret = check_not_held(__func__, lock, &held);
+  if (ret != DART_OK) {
+    return ret;
+  }
+  ret = lock->ops->acquire(__func__, lock);
+  if (ret == DART_OK) {
+    atomic_store_explicit(&lock->holder, my_token(), memory_order_relaxed);
+  }
+  return ret;
+}
+
+dart_ret_t dart_lock_try_acquire(dart_lock_t lock, int32_t *result)
+{
+  if (result != NULL) {
+    *result = 0;
+  }
+  REQUIRE_INIT();
+  if (result == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "result is NULL");
+  }
+  *result = 0;
+  bool held;
+  dart_ret_t ret = check_not_held(__func__, lock, &held);
+  if (ret != DART_OK) {
+    *result = held ? 1 : 0;
+    return ret;
+  }
+  bool got = false;
+  ret = lock->ops->try_acquire(__func__, lock, &got);
+  if (ret == DART_OK && got) {
+    atomic_store_explicit(&lock->holder, my_token(), memory_order_relaxed);
+    *result = 1;
+  } else if (ret == DART_OK) {
+    /* A failed try enters MPI's progress: a loop of tries is a spin-wait,
+     * and the holder's RMA in its critical section may need this unit's
+     * progress (Open MPI osc/ucx, MPICH's active messages; seen as a
+     * try livelock across nodes: the holder stuck in MPI_Get while the
+     * others' compare-and-swaps went through osc/sm only). */
+    int flag;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, lock->team->comm, &flag,
+               MPI_STATUS_IGNORE);
+  }
+  return ret;
+}
+
+dart_ret_t dart_lock_release(dart_lock_t lock)
+{
+  if (lock != DART_LOCK_NULL && lock->fast_local && !lock->net_held &&
+      atomic_load_explicit(&lock->holder, memory_order_relaxed) ==
+          my_token() &&
+      (lock->net_win == MPI_WIN_NULL ||
+       !atomic_load_explicit(&lock->shm->migrate_pending,
+                             memory_order_relaxed))) {
+    atomic_store_explicit(&lock->holder, 0, memory_order_relaxed);
+    atomic_store_explicit(&lock->shm->serving, lock->ticket + 1,
+                          memory_order_release);
+    lock_maybe_poll();
+    return DART_OK;
+  }
+  dart_ret_t ret = check_usable(__func__, lock);
+  if (ret != DART_OK) {
+    return ret;
+  }
+  uintptr_t holder = atomic_load_explicit(&lock->holder,
+                                          memory_order_relaxed);
+  if (holder == 0) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "lock is not held by this unit");
+  }
+  if (holder != my_token()) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "lock is held by another thread of this unit");
+  }
+  atomic_store_explicit(&lock->holder, 0, memory_order_relaxed);
+  ret = lock->ops->release(__func__, lock);
+  if (ret != DART_OK) {
+    atomic_store_explicit(&lock->holder, holder, memory_order_relaxed);
+  }
+  return ret;
+}
+
+bool dart_lock_initialized(struct dart_lock_struct const *lock)
+{
+  return lock != NULL && lock->magic == LOCK_MAGIC_LIVE &&
+         lock->team != NULL && runtime.initialized;
+}
+
+void locks_team_destroyed(struct team *team)
+{
+  pthread_mutex_lock(&registry_mutex);
+  for (struct dart_lock_struct *l = live_locks; l != NULL; l = l->next_live) {
+    if (l->team == team) {
+      l->fast_local = false;
+      l->ops->free(l);
+      l->team = NULL;
+    }
+  }
+  pthread_mutex_unlock(&registry_mutex);
+  lock_arena_team_destroyed(team);
+  for (struct team_lock_count **p = &lock_counts; *p != NULL;
+       p = &(*p)->next) {
+    if ((*p)->team_id == team->id) {
+      struct team_lock_count *gone = *p;
+      *p = gone->next;
+      free(gone->node_of);
+      free(gone);
+      break;
+    }
+  }
+}

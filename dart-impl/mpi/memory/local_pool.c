@@ -1,0 +1,422 @@
+/* Non-collective global memory. dart_memalloc takes blocks from the
+ * caller's local pool, segment 0 of DART_TEAM_ALL: a large node-shared
+ * reservation made at init (pool_memory.h) and exposed as a whole in a
+ * window of its own, so node peers reach a block by load/store and every
+ * other unit by RMA from the moment it is handed out. The pool commits
+ * the reservation in chunks: the first DART_LOCAL_POOL_MIB at init, and
+ * when no chunk has room, one more that doubles the committed size (or
+ * just fits the request), until the reservation (DART_LOCAL_POOL_MAX_MIB)
+ * or the node's memory runs out. dart_allocator_* do the same on a
+ * collective segment of any team. The bookkeeping is a private buddy
+ * allocator per chunk or pool; pool memory itself is never touched. */
+#include "base/buddy_allocator.h"
+#include "base/handle_table.h"
+#include "mpi/core/runtime.h"
+#include "mpi/memory/globmem.h"
+#include "mpi/memory/local_pool.h"
+#include "mpi/memory/pool_memory.h"
+#include "mpi/model/datatype.h"
+#include "mpi/model/team.h"
+
+#include <dash/dart/if/dart_globmem.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A committed piece of the reservation with its own buddy allocator over
+ * [offset, offset + capacity); capacity is a power of two and offset a
+ * multiple of it, so blocks keep the buddy's size alignment. */
+struct pool_chunk {
+  size_t                  offset;
+  struct buddy_allocator *buddy;
+};
+
+/* Doubling from 1 MiB reaches any machine's memory long before this. */
+#define MAX_POOL_CHUNKS 64
+
+static struct {
+  struct pool_chunk chunks[MAX_POOL_CHUNKS]; /* ascending offsets */
+  int               nchunks;
+  size_t            reserve; /* bytes of address space reserved */
+  int               fd;      /* my reservation, to commit more of it */
+  pthread_mutex_t   lock;    /* memalloc/memfree are MT-safe */
+} local_pool = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static size_t chunk_end(const struct pool_chunk *c)
+{
+  return c->offset + buddy_capacity(c->buddy);
+}
+
+static size_t round_up_pow2(size_t bytes)
+{
+  size_t p = BUDDY_MIN_BLOCK;
+  while (p < bytes) {
+    p <<= 1;
+  }
+  return p;
+}
+
+/* Commits and adds a chunk with room for `bytes`. Caller holds the lock.
+ * Returns DART_OK or logs why the pool cannot grow. */
+static dart_ret_t pool_grow(const char *call, size_t bytes)
+{
+  if (local_pool.nchunks == MAX_POOL_CHUNKS) {
+    return report_error(DART_ERR_NOMEM, call, "local pool has reached its "
+                        "%d chunks", MAX_POOL_CHUNKS);
+  }
+  const struct pool_chunk *last = &local_pool.chunks[local_pool.nchunks - 1];
+  size_t end = chunk_end(last);
+  size_t need = bytes > (SIZE_MAX >> 2) ? 0 : round_up_pow2(bytes);
+  /* Doubling keeps the number of chunks logarithmic; near the end of the
+   * reservation, a chunk just large enough for the request still fits. */
+  size_t sizes[2] = { need > end ? need : end, need };
+  for (int attempt = 0; need > 0 && attempt < 2; ++attempt) {
+    size_t size = sizes[attempt];
+    size_t offset = (end + size - 1) / size * size;
+    if (offset > local_pool.reserve || size > local_pool.reserve - offset) {
+      continue;
+    }
+    struct buddy_allocator *buddy = buddy_create(size);
+    if (buddy == NULL) {
+      return report_error(DART_ERR_NOMEM, call, "out of memory for the "
+                          "bookkeeping of %zu pool bytes", size);
+    }
+    int err = pool_memory_commit(local_pool.fd, offset, size);
+    if (err != 0) {
+      buddy_destroy(buddy);
+      return report_error(DART_ERR_NOMEM, call, "cannot grow the local "
+                          "pool by %zu bytes: %s", size, strerror(err));
+    }
+    local_pool.chunks[local_pool.nchunks++] =
+      (struct pool_chunk){ offset, buddy };
+    LOG_DEBUG(call, "local pool grew by %zu bytes at offset %zu", size,
+              offset);
+    return DART_OK;
+  }
+  return report_error(DART_ERR_NOMEM, call, "local pool reservation of "
+                      "%zu bytes has no room for %zu more "
+                      "(DART_LOCAL_POOL_MAX_MIB sets it)",
+                      local_pool.reserve, bytes);
+}
+
+/* A block of `bytes` from the newest chunk with room (they are the
+ * largest), growing the pool when none has. */
+static dart_ret_t local_pool_take(const char *call, size_t bytes,
+                                  size_t *offset)
+{
+  dart_ret_t ret = DART_OK;
+  pthread_mutex_lock(&local_pool.lock);
+  for (;;) {
+    for (int i = local_pool.nchunks - 1; i >= 0; --i) {
+      struct pool_chunk *c = &local_pool.chunks[i];
+      if (buddy_alloc(c->buddy, bytes, offset) == 0) {
+        *offset += c->offset;
+        pthread_mutex_unlock(&local_pool.lock);
+        return DART_OK;
+      }
+    }
+    if ((ret = pool_grow(call, bytes)) != DART_OK) {
+      break;
+    }
+  }
+  pthread_mutex_unlock(&local_pool.lock);
+  return ret;
+}
+
+/* 0, or -1 if no live block starts at `offset`. */
+static int local_pool_give_back(size_t offset)
+{
+  int rc = -1;
+  pthread_mutex_lock(&local_pool.lock);
+  for (int i = local_pool.nchunks - 1; i >= 0; --i) {
+    struct pool_chunk *c = &local_pool.chunks[i];
+    if (offset >= c->offset) {
+      rc = offset < chunk_end(c) ? buddy_free(c->buddy, offset - c->offset)
+                                 : -1;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&local_pool.lock);
+  return rc;
+}
+
+struct block_pool {
+  struct buddy_allocator *buddy;
+  pthread_mutex_t         lock;
+};
+
+/* A pool hands out a block of `bytes`; -1 when exhausted. */
+static int pool_take(struct block_pool *pool, size_t bytes, size_t *offset)
+{
+  pthread_mutex_lock(&pool->lock);
+  int rc = buddy_alloc(pool->buddy, bytes, offset);
+  pthread_mutex_unlock(&pool->lock);
+  return rc;
+}
+
+static int pool_give_back(struct block_pool *pool, size_t offset)
+{
+  pthread_mutex_lock(&pool->lock);
+  int rc = buddy_free(pool->buddy, offset);
+  pthread_mutex_unlock(&pool->lock);
+  return rc;
+}
+
+/* Bytes of `nelem` elements of a contiguous type; logs on failure. */
+static dart_ret_t block_bytes(const char *call, size_t nelem,
+                              dart_datatype_t dtype, size_t *bytes)
+{
+  const struct datatype *type = datatype_contiguous_or_report(call, dtype);
+  if (type == NULL) {
+    return DART_ERR_INVAL;
+  }
+  if (nelem > SIZE_MAX / type->base_size) {
+    return report_error(DART_ERR_INVAL, call, "%zu elements of %zu bytes "
+                        "overflow the address space", nelem,
+                        type->base_size);
+  }
+  *bytes = nelem * type->base_size;
+  return DART_OK;
+}
+
+dart_ret_t local_pool_init(const char *call, size_t initial, size_t reserve)
+{
+  struct team *all = team_lookup(DART_TEAM_ALL);
+  struct buddy_allocator *first = buddy_create(initial);
+  if (first == NULL) {
+    return report_error(DART_ERR_NOMEM, call, "cannot manage a local pool "
+                        "of %zu bytes", initial);
+  }
+  /* The buddy manages a power of two; reserve a whole number of pages. */
+  initial = buddy_capacity(first);
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  if (reserve == 0) {
+    reserve = pool_memory_default_reserve(all->node_size);
+  }
+  reserve = (reserve < initial ? initial : reserve) / page * page;
+  char **node_bases = NULL;
+  dart_ret_t ret = pool_memory_map(call, all->node_comm, reserve, initial,
+                                   &local_pool.fd, &node_bases);
+  if (ret == DART_OK) {
+    ret = team_publish_local_pool(call, all, node_bases, reserve);
+  }
+  if (ret != DART_OK) {
+    buddy_destroy(first);
+    local_pool_finalize();
+    return ret;
+  }
+  local_pool.chunks[0] = (struct pool_chunk){ 0, first };
+  local_pool.nchunks = 1;
+  local_pool.reserve = reserve;
+  return DART_OK;
+}
+
+void local_pool_finalize(void)
+{
+  /* The mappings go with segment 0 when DART_TEAM_ALL's segments go. */
+  for (int i = 0; i < local_pool.nchunks; ++i) {
+    buddy_destroy(local_pool.chunks[i].buddy);
+  }
+  local_pool.nchunks = 0;
+  if (local_pool.fd >= 0) {
+    close(local_pool.fd);
+    local_pool.fd = -1;
+  }
+}
+
+dart_ret_t dart_memalloc(size_t nelem, dart_datatype_t dtype,
+                         dart_gptr_t *gptr)
+{
+  REQUIRE_INIT();
+  if (gptr == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "gptr is NULL");
+  }
+  *gptr = DART_GPTR_NULL;
+  size_t bytes = 0, offset = 0;
+  if (block_bytes(__func__, nelem, dtype, &bytes) != DART_OK) {
+    return DART_ERR_INVAL;
+  }
+  dart_ret_t ret = local_pool_take(__func__, bytes, &offset);
+  if (ret != DART_OK) {
+    return ret;
+  }
+  *gptr = (dart_gptr_t){ .unitid = runtime.myid, .flags = 0,
+                         .segid = DART_SEGMENT_LOCAL,
+                         .teamid = DART_TEAM_ALL,
+                         .addr_or_offs.offset = offset };
+  return DART_OK;
+}
+
+dart_ret_t dart_memfree(dart_gptr_t gptr)
+{
+  REQUIRE_INIT();
+  if (gptr.segid != DART_SEGMENT_LOCAL || gptr.teamid != DART_TEAM_ALL) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "gptr (team %d, segment %d) is not from "
+                        "dart_memalloc", (int)gptr.teamid, (int)gptr.segid);
+  }
+  if (gptr.unitid != runtime.myid) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "block belongs to unit %d; only its owner frees it",
+                        (int)gptr.unitid);
+  }
+  if (local_pool_give_back(gptr.addr_or_offs.offset) != 0) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "offset %llu is not a live block (double free?)",
+                        (unsigned long long)gptr.addr_or_offs.offset);
+  }
+  return DART_OK;
+}
+
+/* --- dart_allocator_*: the same over a collective segment --- */
+
+struct allocator {
+  struct block_pool pool;
+  dart_gptr_t       segment; /* unitid 0, offset 0 */
+};
+
+/* dart_allocator_t values are ids of this table, so a destroyed or
+ * made-up allocator is rejected rather than dereferenced. */
+static struct handle_table allocators = HANDLE_TABLE_INITIALIZER;
+
+static struct allocator *allocator_of(const char *call, dart_allocator_t a)
+{
+  struct allocator *alloc = handle_table_lookup(&allocators,
+                                                (intptr_t)(uintptr_t)a);
+  if (alloc == NULL) {
+    report_error(DART_ERR_INVAL, call, "allocator %p is not live",
+                 (void *)a);
+  }
+  return alloc;
+}
+
+dart_ret_t dart_allocator_new(size_t pool_size, dart_team_t team,
+                              dart_allocator_t *new_allocator)
+{
+  REQUIRE_INIT();
+  if (new_allocator == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "new_allocator is NULL");
+  }
+  *new_allocator = NULL;
+  if (pool_size == 0 || pool_size > (SIZE_MAX >> 2)) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "pool_size %zu is out of range", pool_size);
+  }
+  size_t rounded = round_up_pow2(pool_size); /* spec: a power of two */
+  struct allocator *alloc = calloc(1, sizeof *alloc);
+  if (alloc == NULL) {
+    return report_error(DART_ERR_NOMEM, __func__, "out of memory");
+  }
+  pthread_mutex_init(&alloc->pool.lock, NULL);
+  alloc->pool.buddy = buddy_create(rounded);
+  /* Every member enters the collective allocation, even after a local
+   * failure above, so nobody is left waiting; the failure is then
+   * reported after it. */
+  dart_ret_t ret = dart_team_memalloc_aligned(team, rounded, DART_TYPE_BYTE,
+                                              &alloc->segment);
+  intptr_t id = 0;
+  if (ret == DART_OK && alloc->pool.buddy != NULL) {
+    id = handle_table_insert(&allocators, alloc);
+  }
+  if (id == 0) {
+    if (ret == DART_OK) {
+      dart_team_memfree(alloc->segment);
+      ret = report_error(DART_ERR_NOMEM, __func__, "out of memory");
+    }
+    buddy_destroy(alloc->pool.buddy);
+    pthread_mutex_destroy(&alloc->pool.lock);
+    free(alloc);
+    return ret;
+  }
+  *new_allocator = (dart_allocator_t)(uintptr_t)id;
+  return DART_OK;
+}
+
+dart_ret_t dart_allocator_alloc(size_t nelem, dart_datatype_t dtype,
+                                dart_gptr_t *gptr, dart_allocator_t allocator)
+{
+  REQUIRE_INIT();
+  if (gptr == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "gptr is NULL");
+  }
+  *gptr = DART_GPTR_NULL;
+  struct allocator *alloc = allocator_of(__func__, allocator);
+  size_t bytes = 0, offset = 0;
+  if (alloc == NULL ||
+      block_bytes(__func__, nelem, dtype, &bytes) != DART_OK) {
+    return DART_ERR_INVAL;
+  }
+  if (pool_take(&alloc->pool, bytes, &offset) != 0) {
+    return report_error(DART_ERR_NOMEM, __func__,
+                        "allocator pool has no free block of %zu bytes",
+                        bytes);
+  }
+  struct team *team = team_lookup(alloc->segment.teamid);
+  *gptr = alloc->segment;
+  gptr->unitid = team->my_rank;
+  gptr->addr_or_offs.offset = offset;
+  return DART_OK;
+}
+
+dart_ret_t dart_allocator_free(dart_gptr_t *gptr, dart_allocator_t allocator)
+{
+  REQUIRE_INIT();
+  if (gptr == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "gptr is NULL");
+  }
+  struct allocator *alloc = allocator_of(__func__, allocator);
+  if (alloc == NULL) {
+    return DART_ERR_INVAL;
+  }
+  struct team *team = team_lookup(alloc->segment.teamid);
+  if (gptr->teamid != alloc->segment.teamid ||
+      gptr->segid != alloc->segment.segid || team == NULL ||
+      gptr->unitid != team->my_rank) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "gptr is not a block this unit took from this "
+                        "allocator");
+  }
+  if (pool_give_back(&alloc->pool, gptr->addr_or_offs.offset) != 0) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "offset %llu is not a live block (double free?)",
+                        (unsigned long long)gptr->addr_or_offs.offset);
+  }
+  *gptr = DART_GPTR_NULL;
+  return DART_OK;
+}
+
+dart_ret_t dart_allocator_destroy(dart_allocator_t *allocator)
+{
+  REQUIRE_INIT();
+  if (allocator == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "allocator is NULL");
+  }
+  struct allocator *alloc = handle_table_remove(
+    &allocators, (intptr_t)(uintptr_t)*allocator);
+  if (alloc == NULL) {
+    return report_error(DART_ERR_INVAL, __func__, "allocator %p is not live",
+                        (void *)*allocator);
+  }
+  dart_ret_t ret = dart_team_memfree(alloc->segment);
+  buddy_destroy(alloc->pool.buddy);
+  pthread_mutex_destroy(&alloc->pool.lock);
+  free(alloc);
+  *allocator = NULL;
+  return ret;
+}
+
+static void allocator_forget(void *entry)
+{
+  struct allocator *alloc = entry;
+  buddy_destroy(alloc->pool.buddy);
+  pthread_mutex_destroy(&alloc->pool.lock);
+  free(alloc);
+}
+
+void allocators_finalize(void)
+{
+  /* Their segments go with their teams. */
+  handle_table_clear(&allocators, allocator_forget);
+}

@@ -1,0 +1,115 @@
+/* Node-shared memory from MPI, or from DART's own files (see the header). */
+#include "mpi/memory/node_shm.h"
+#include "base/cache_line.h"
+#include "mpi/core/runtime.h"
+#include "mpi/memory/pool_memory.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+
+static char *line_up(char *p)
+{
+  return (char *)(((uintptr_t)p + CACHE_LINE - 1) & ~(uintptr_t)(CACHE_LINE - 1));
+}
+
+/* MPI's shared window; false (nothing left behind) if any member failed. */
+static bool from_mpi(MPI_Comm node_comm, int node_size, size_t bytes,
+                     struct node_shm *shm, int *mpi_err)
+{
+  /* The spare line lets every piece be realigned (some MPIs hand out 4- or
+   * 8-byte aligned shared memory) and keeps zero-byte members from getting
+   * a NULL base. */
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "alloc_shared_noncontig", "true");
+  char *mine = NULL;
+  *mpi_err = MPI_Win_allocate_shared((MPI_Aint)(bytes + CACHE_LINE), 1, info,
+                                     node_comm, &mine, &shm->win);
+  MPI_Info_free(&info);
+  if (*mpi_err != MPI_SUCCESS) {
+    shm->win = MPI_WIN_NULL;
+  }
+  shm->bases = malloc((size_t)node_size * sizeof(char *));
+  int ok = shm->win != MPI_WIN_NULL && shm->bases != NULL, all_ok = 0;
+  if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, node_comm) !=
+        MPI_SUCCESS || !all_ok) {
+    node_shm_free(shm, node_size);
+    return false;
+  }
+  MPI_Win_set_errhandler(shm->win, MPI_ERRORS_RETURN);
+  for (int r = 0; r < node_size; ++r) {
+    MPI_Aint size;
+    int disp_unit;
+    char *base = NULL;
+    MPI_Win_shared_query(shm->win, r, &size, &disp_unit, &base);
+    shm->bases[r] = line_up(base);
+  }
+  return true;
+}
+
+/* Said once per process: which memory node peers share, and why. */
+static void say_own_mapping(const char *call, int mpi_err)
+{
+  static atomic_flag said = ATOMIC_FLAG_INIT;
+  if (atomic_flag_test_and_set(&said)) {
+    return;
+  }
+  char text[MPI_MAX_ERROR_STRING] = "out of memory";
+  int len = 0;
+  if (mpi_err != MPI_SUCCESS) {
+    MPI_Error_string(mpi_err, text, &len);
+  }
+  LOG_DEBUG(call, "MPI_Win_allocate_shared failed (%s): DART maps "
+            "node-shared memory itself", text);
+}
+
+dart_ret_t node_shm_alloc(const char *call, MPI_Comm node_comm, size_t bytes,
+                          struct node_shm *shm)
+{
+  *shm = (struct node_shm){ .win = MPI_WIN_NULL };
+  int node_size = 0;
+  MPI_Comm_size(node_comm, &node_size);
+  int mpi_err = MPI_SUCCESS;
+  if (from_mpi(node_comm, node_size, bytes, shm, &mpi_err)) {
+    return DART_OK;
+  }
+  say_own_mapping(call, mpi_err);
+  /* Every member maps every file with one size: the largest piece, in
+   * whole pages. Only my own piece is backed by memory. */
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  uint64_t mine = (bytes + page - 1) / page * page, largest = 0;
+  if (mine == 0) {
+    mine = page;
+  }
+  int err = MPI_Allreduce(&mine, &largest, 1, MPI_UINT64_T, MPI_MAX,
+                          node_comm);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Allreduce", err);
+  }
+  int fd = -1;
+  dart_ret_t ret = pool_memory_map(call, node_comm, (size_t)largest,
+                                   (size_t)mine, &fd, &shm->bases);
+  if (ret != DART_OK) {
+    return ret;
+  }
+  close(fd); /* the mappings stay; nothing is committed later */
+  shm->mapped = (size_t)largest;
+  return DART_OK;
+}
+
+void node_shm_free(struct node_shm *shm, int node_size)
+{
+  if (shm->win != MPI_WIN_NULL) {
+    MPI_Win_free(&shm->win);
+  }
+  if (shm->mapped > 0) {
+    pool_memory_unmap(shm->bases, node_size, shm->mapped);
+  } else {
+    free(shm->bases);
+  }
+  shm->bases = NULL;
+  shm->mapped = 0;
+}

@@ -1,0 +1,108 @@
+/* Segments: the memory a team exposes, one entry per allocation or
+ * registration, found in O(1) from (team, segid) on the put/get path. */
+#ifndef DART_MPI_SEGMENT_H
+#define DART_MPI_SEGMENT_H
+
+#include "mpi/model/rma_targets.h"
+
+struct acc_batches;
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct segment {
+  int16_t    id;
+  bool       registered; /* user memory: RMA path except for oneself */
+  uint16_t   flags;      /* dart_gptr_setflags */
+  size_t    *sizes;      /* team unit -> bytes of its portion */
+  MPI_Aint  *disps;      /* team unit -> displacement of its portion in
+                            `win`: the address in a dynamic window, the
+                            offset from the 64-byte boundary below in a
+                            window of its own (globmem.c) */
+  char     **node_bases; /* node-local rank -> that peer's portion, mapped
+                            here; NULL for registered segments */
+  MPI_Win    shm_win;    /* MPI's shared window of an allocation, else
+                            MPI_WIN_NULL */
+  size_t     mapped_bytes; /* DART's own mapping (the local pool, or an
+                              allocation where MPI has no shared windows,
+                              node_shm.h): each node_bases entry is a
+                              mapping of this size, unmapped with it */
+  char      *my_base;
+  size_t     my_size;
+  MPI_Win    win;        /* window exposing my portion: the team's
+                            dynamic window, or the segment's own
+                            (owns_win); MPI_WIN_NULL in one-unit teams */
+  bool       owns_win;
+  bool       attached;   /* my portion is attached to `win` */
+  /* RMA operations issued on `win` for this segment, and how many of
+   * them the last flushes of all units completed: a flush with nothing
+   * outstanding (the usual case inside a node) skips MPI. */
+  atomic_ulong rma_issued;
+  atomic_ulong rma_flushed;
+  atomic_ulong rma_flushed_local;
+  struct rma_targets rma_targets; /* which units those went to */
+  struct acc_batches *batches;    /* accumulates not sent yet
+                                     (acc_batch.h), NULL until the first */
+  struct segment    *next_retired;
+};
+
+/* Ids agree across members without messages: every member runs the same
+ * collective allocations, and between two of them frees the same set of
+ * segments, though not necessarily in the same order (a container library
+ * frees in the order of its local addresses). So the next id depends only
+ * on that set: the freed id with the oldest epoch (allocations taken
+ * before it was freed), the smallest one among equals. Old ids come back
+ * first, so a stale gptr rarely meets a new segment. */
+struct freed_id {
+  int16_t  id;
+  uint32_t epoch;
+};
+
+struct id_pool {
+  int              next;   /* magnitude of the next never-used id */
+  struct freed_id *freed;  /* unordered; taken by (epoch, magnitude) */
+  int              count, capacity;
+};
+
+struct segment_table {
+  struct segment  *local_pool; /* segid 0 (DART_TEAM_ALL only) */
+  struct segment **positive; /* index segid (> 0) */
+  struct segment **negative; /* index -segid (< 0) */
+  int              positive_cap, negative_cap;
+  struct id_pool   positive_ids, negative_ids;
+  uint32_t         epoch;    /* ids taken so far */
+  /* Freed segments whose MPI windows still wait for their collective
+   * MPI_Win_free: it runs at the team's next collective allocation or
+   * teardown, in id order on every member (globmem.c). */
+  struct segment  *retired;
+};
+
+/* The live segment `segid` of the table, or NULL. */
+static inline struct segment *segment_lookup(const struct segment_table *t,
+                                             int16_t segid)
+{
+  if (segid > 0) {
+    return segid < t->positive_cap ? t->positive[segid] : NULL;
+  }
+  if (segid < 0) {
+    return -segid < t->negative_cap ? t->negative[-segid] : NULL;
+  }
+  return t->local_pool;
+}
+
+/* Reserves the next id of the sign asked for; 0 when ids are exhausted
+ * or memory is short. */
+int16_t segment_id_take(struct segment_table *t, bool registered);
+/* Gives an id back, unused or after its segment was removed. */
+void segment_id_return(struct segment_table *t, int16_t segid);
+/* Enters a segment under its id (taken above); -1 if out of memory. */
+int segment_insert(struct segment_table *t, struct segment *seg);
+/* Removes the segment from the table (its id returns to the pool). */
+void segment_remove(struct segment_table *t, int16_t segid);
+/* Frees the table's own memory (segments must be gone). */
+void segment_table_free(struct segment_table *t);
+
+#endif

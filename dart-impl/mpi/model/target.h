@@ -1,0 +1,246 @@
+/* Where a global pointer points: resolved once per one-sided call, inline
+ * because it is the whole cost of a put or get between node peers. */
+#ifndef DART_MPI_TARGET_H
+#define DART_MPI_TARGET_H
+
+#include "mpi/core/runtime.h"
+#include "mpi/model/segment.h"
+#include "mpi/model/team.h"
+
+#include <dash/dart/if/dart_globmem.h>
+
+#include <string.h>
+
+struct target {
+  struct team    *team;
+  struct segment *segment;
+  int             unit;    /* team-relative */
+  char           *direct;  /* load/store address, or NULL: use RMA */
+  MPI_Win         win;     /* RMA: the segment's window */
+  MPI_Aint        disp;    /* RMA: displacement of the first byte */
+};
+
+/* Logs why `gptr` does not resolve for `span` bytes; DART_ERR_INVAL. */
+dart_ret_t target_report_invalid(const char *call, dart_gptr_t gptr,
+                                 size_t span);
+
+/* Resolves `gptr` for an access of `span` bytes from its offset. Unknown
+ * team or segment, unit out of range, or a span running past the end of
+ * the unit's portion: DART_ERR_INVAL with a log line on behalf of `call`.
+ * O(1), no allocation. */
+static inline dart_ret_t target_resolve(const char *call, dart_gptr_t gptr,
+                                        size_t span, struct target *t)
+{
+  struct team *team = team_lookup(gptr.teamid);
+  struct segment *seg =
+    team == NULL ? NULL : segment_lookup(&team->segments, gptr.segid);
+  int unit = gptr.unitid;
+  uint64_t offset = gptr.addr_or_offs.offset;
+  if (seg == NULL || unit < 0 || unit >= team->size ||
+      offset > seg->sizes[unit] || span > seg->sizes[unit] - offset) {
+    return target_report_invalid(call, gptr, span);
+  }
+  t->team = team;
+  t->segment = seg;
+  t->unit = unit;
+  t->direct = NULL;
+  t->win = seg->win;
+  t->disp = seg->disps[unit] + (MPI_Aint)offset;
+  if (runtime.env.shared_memory_path || t->win == MPI_WIN_NULL) {
+    int node_rank = team->node_rank_of[unit];
+    if (seg->node_bases != NULL && node_rank >= 0) {
+      t->direct = seg->node_bases[node_rank] + offset;
+    } else if (unit == team->my_rank) {
+      t->direct = seg->my_base + offset;
+    }
+  }
+  return DART_OK;
+}
+
+/* The last directly mapped target of this thread: repeated accesses to
+ * one unit's portion skip the table walk. Any segment removal bumps
+ * `segment_generation`, which invalidates every thread's entry. */
+struct direct_target_cache {
+  uint64_t key;        /* team, segment and unit of the gptr */
+  unsigned generation;
+  char    *base;       /* the unit's portion, mapped here */
+  size_t   size;
+  struct segment *segment; /* for flushes */
+  /* Direct reads and atomics so far, for target_direct_progress; here
+   * rather than in a TLS variable of its own because the fast path has
+   * this struct's address at hand already. */
+  unsigned direct_ops;
+};
+extern __thread struct direct_target_cache target_cache
+  __attribute__((tls_model("initial-exec")));
+extern atomic_uint segment_generation;
+
+/* The gptr's first 8 bytes without the flags byte: unit (24 bits),
+ * segment and team, one AND instead of three bit-field extractions (the
+ * bit-field layout is checked once at init, target_key_layout_ok). */
+static inline uint64_t target_cache_key(dart_gptr_t gptr)
+{
+  uint64_t head;
+  memcpy(&head, &gptr, sizeof head);
+  return head & ~((uint64_t)0xff << 24);
+}
+
+/* Whether target_cache_key sees exactly unit, segment and team. */
+bool target_key_layout_ok(void);
+
+/* Whether this thread's cache holds the portion of `span` bytes at
+ * `gptr`; then sets `direct` to their address (else resolve the slow
+ * way). */
+static inline bool target_cached(dart_gptr_t gptr, size_t span,
+                                 char **direct)
+{
+  const struct direct_target_cache *c = &target_cache;
+  uint64_t offset = gptr.addr_or_offs.offset;
+  if (c->key == target_cache_key(gptr) &&
+      c->generation == atomic_load_explicit(&segment_generation,
+                                            memory_order_relaxed) &&
+      offset <= c->size && span <= c->size - offset) {
+    *direct = c->base + offset;
+    return true;
+  }
+  return false;
+}
+
+/* Remembers a resolved direct target for the next access. */
+static inline void target_remember(dart_gptr_t gptr, const struct target *t)
+{
+  struct direct_target_cache *c = &target_cache;
+  c->key = target_cache_key(gptr);
+  c->generation = atomic_load_explicit(&segment_generation,
+                                       memory_order_relaxed);
+  c->base = t->direct - gptr.addr_or_offs.offset;
+  c->size = t->segment->sizes[t->unit];
+  c->segment = t->segment;
+}
+
+/* The last segment this thread updated with CPU atomics: its team lives
+ * on one node, so every portion is mapped here, indexed by team unit
+ * (node ranks follow team ranks, team.c). Random updates, as in
+ * RandomAccess, hop from unit to unit, so this entry keeps the whole
+ * segment rather than one portion, flattened to two loads per access.
+ * Invalidated with the entry above. */
+struct atomic_target_cache {
+  uint64_t      key;   /* team and segment of the gptr */
+  unsigned      generation;
+  int           units;
+  const size_t *sizes; /* team unit -> bytes of its portion */
+  char *const  *bases; /* team unit -> its portion, mapped here */
+  struct segment *segment; /* for flushes */
+};
+extern __thread struct atomic_target_cache atomic_target_cache
+  __attribute__((tls_model("initial-exec")));
+
+/* A target_cache_key without its unit (the low 24 bits, checked at init
+ * by target_key_layout_ok): team and segment. */
+static inline uint64_t key_without_unit(uint64_t key)
+{
+  return key & ~(uint64_t)0xffffff;
+}
+
+static inline uint64_t atomic_target_key(dart_gptr_t gptr)
+{
+  return key_without_unit(target_cache_key(gptr));
+}
+
+/* Whether this thread's atomic cache holds the segment of `gptr` and the
+ * `span` bytes at it lie within the unit's portion; then sets `direct`. */
+static inline bool target_cached_atomic(dart_gptr_t gptr, size_t span,
+                                        char **direct)
+{
+  const struct atomic_target_cache *c = &atomic_target_cache;
+  if (c->key != atomic_target_key(gptr) ||
+      c->generation != atomic_load_explicit(&segment_generation,
+                                            memory_order_relaxed)) {
+    return false;
+  }
+  int unit = gptr.unitid;
+  uint64_t offset = gptr.addr_or_offs.offset;
+  if (unit < 0 || unit >= c->units) {
+    return false;
+  }
+  size_t size = c->sizes[unit];
+  if (offset > size || span > size - offset) {
+    return false;
+  }
+  *direct = c->bases[unit] + offset;
+  return true;
+}
+
+/* Remembers the segment of a resolved target whose atomics take the CPU
+ * path, if its team lives on this node alone and the segment is mapped. */
+static inline void target_remember_atomic(dart_gptr_t gptr,
+                                          const struct target *t)
+{
+  if (t->segment->node_bases == NULL || t->team->num_nodes != 1 ||
+      t->team->node_size != t->team->size) {
+    return;
+  }
+  struct atomic_target_cache *c = &atomic_target_cache;
+  c->key = atomic_target_key(gptr);
+  c->generation = atomic_load_explicit(&segment_generation,
+                                       memory_order_relaxed);
+  c->units = t->team->size;
+  c->sizes = t->segment->sizes;
+  c->bases = t->segment->node_bases;
+  c->segment = t->segment;
+}
+
+/* The segment of `gptr` if either cache of this thread holds it and the
+ * unit is in range (all_units: any unit), else NULL. */
+static inline struct segment *target_cached_segment(dart_gptr_t gptr,
+                                                    bool all_units)
+{
+  unsigned generation = atomic_load_explicit(&segment_generation,
+                                             memory_order_relaxed);
+  const struct direct_target_cache *d = &target_cache;
+  if (d->generation == generation &&
+      (all_units ? key_without_unit(d->key) == atomic_target_key(gptr)
+                 : d->key == target_cache_key(gptr))) {
+    return d->segment;
+  }
+  const struct atomic_target_cache *a = &atomic_target_cache;
+  int unit = gptr.unitid;
+  if (a->generation == generation && a->key == atomic_target_key(gptr) &&
+      (all_units || (unit >= 0 && unit < a->units))) {
+    return a->segment;
+  }
+  return NULL;
+}
+
+/* Invalidates every thread's cached target (a segment goes away). */
+static inline void target_forget_all(void)
+{
+  atomic_fetch_add_explicit(&segment_generation, 1, memory_order_relaxed);
+}
+
+/* Enters MPI now and then (a cheap probe every 1024 direct reads and
+ * atomics), so a unit that waits on shared memory still lets MPI make
+ * progress for others. */
+dart_ret_t target_progress_probe(void); /* DART_OK: fast paths tail-call it */
+
+/* Counts one direct operation and probes every 1024th; returns DART_OK,
+ * so that a fast path can end in it. */
+static inline dart_ret_t target_direct_progress(void)
+{
+  if (__builtin_expect(++target_cache.direct_ops % 1024 == 0, 0)) {
+    return target_progress_probe();
+  }
+  return DART_OK;
+}
+
+/* Records an RMA operation just issued to the target, for the next
+ * flush: the unit first, then the count that flushes check (release: a
+ * flush that sees the count sees the unit). */
+static inline void target_rma_issued(const struct target *t)
+{
+  rma_targets_mark(&t->segment->rma_targets, t->unit);
+  atomic_fetch_add_explicit(&t->segment->rma_issued, 1,
+                            memory_order_release);
+}
+
+#endif

@@ -1,0 +1,347 @@
+/* Batched one-element accumulates (see the header). */
+#include "mpi/rma/acc_batch.h"
+#include "mpi/core/quirks.h"
+#include "mpi/core/serialize.h"
+#include "mpi/model/datatype.h"
+#include "mpi/model/local_reduce.h"
+#include "mpi/model/operation.h"
+#include "mpi/model/target.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct acc_batch {
+  dart_datatype_t  dtype;
+  MPI_Datatype     mpi_type;
+  dart_operation_t op;
+  bool             single_as_fetch;
+  bool             listed; /* in acc_batches.pending */
+  size_t           elem;
+  int              count, capacity;
+  MPI_Aint        *disps;  /* target displacements in issue order */
+  char            *values; /* count * elem bytes */
+  long double      unused; /* a fetch-and-op's result, written by MPI
+                              until the flush after it (any basic type
+                              fits) */
+};
+
+struct acc_batches {
+  MPI_Win            win;
+  int                units;
+  struct acc_batch **by_unit; /* allocated on first use */
+  int               *pending; /* units whose batch may hold entries */
+  int                npending;
+};
+
+static int max_entries;
+/* One lock for all batches: only accumulates that go through MPI come
+ * here, each worth microseconds. Taken before mpi_serial's lock. */
+static pthread_mutex_t batch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void acc_batch_setup(int entries) { max_entries = entries; }
+
+/* Sorting the entries of one batch: by displacement, then issue order. */
+struct entry_ref {
+  MPI_Aint disp;
+  int      index;
+};
+
+static int by_disp(const void *a, const void *b)
+{
+  const struct entry_ref *x = a, *y = b;
+  if (x->disp != y->disp) {
+    return x->disp < y->disp ? -1 : 1;
+  }
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Combines the entries of one location in issue order: `into` holds the
+ * earlier value(s), `value` the later one. */
+static void combine(const struct acc_batch *b, void *into, const void *value)
+{
+  if (b->op == DART_OP_REPLACE) {
+    memcpy(into, value, b->elem);
+  } else {
+    local_reduce(into, value, 1, b->dtype, b->op);
+  }
+}
+
+/* Sends a batch of `n` distinct locations: one MPI call. */
+static int send_distinct(struct acc_batch *b, int unit, MPI_Win win,
+                         const MPI_Aint *disps, const char *values, int n)
+{
+  MPI_Op op = operation_mpi_op(b->op);
+  if (n == 1) {
+    if (b->single_as_fetch) {
+      return MPI_Fetch_and_op(values, &b->unused, b->mpi_type, unit,
+                              disps[0], op, win);
+    }
+    return MPI_Accumulate(values, 1, b->mpi_type, unit, disps[0], 1,
+                          b->mpi_type, op, win);
+  }
+  /* Displacements relative to the first (smallest) one. */
+  MPI_Aint *rel = malloc((size_t)n * sizeof *rel);
+  if (rel == NULL) {
+    return MPI_ERR_NO_MEM;
+  }
+  for (int i = 0; i < n; ++i) {
+    rel[i] = disps[i] - disps[0];
+  }
+  MPI_Datatype scattered;
+  int err = MPI_Type_create_hindexed_block(n, 1, rel, b->mpi_type,
+                                           &scattered);
+  free(rel);
+  if (err != MPI_SUCCESS) {
+    return err;
+  }
+  err = MPI_Type_commit(&scattered);
+  if (err == MPI_SUCCESS) {
+    err = MPI_Accumulate(values, n, b->mpi_type, unit, disps[0], 1,
+                         scattered, op, win);
+  }
+  MPI_Type_free(&scattered); /* MPI keeps it while the call needs it */
+  return err;
+}
+
+/* send_distinct, then completion: locally (the buffers go next), with
+ * `remote` at the target too. */
+static int send_complete(struct acc_batch *b, int unit, MPI_Win win,
+                         const MPI_Aint *disps, const char *values, int n,
+                         bool remote)
+{
+  int err;
+  MPI_SERIALIZED(
+    err = send_distinct(b, unit, win, disps, values, n);
+    if (err == MPI_SUCCESS) {
+      err = remote ? MPI_Win_flush(unit, win)
+                   : mpi_win_flush_local(unit, win);
+    });
+  return err;
+}
+
+/* Sends one batch and completes it locally (with `remote`, at the target
+ * too); empty afterwards whatever happened. Called with batch_lock held. */
+static int send_batch(struct acc_batch *b, int unit, MPI_Win win,
+                      bool remote)
+{
+  int n = b->count;
+  b->count = 0;
+  if (n == 0) {
+    return MPI_SUCCESS;
+  }
+  if (n == 1) { /* nothing to sort or combine */
+    return send_complete(b, unit, win, b->disps, b->values, 1, remote);
+  }
+  struct entry_ref *refs = malloc((size_t)n * sizeof *refs);
+  MPI_Aint *disps = malloc((size_t)n * sizeof *disps);
+  char *values = malloc((size_t)n * b->elem);
+  if (refs == NULL || disps == NULL || values == NULL) {
+    free(refs);
+    free(disps);
+    free(values);
+    return MPI_ERR_NO_MEM;
+  }
+  for (int i = 0; i < n; ++i) {
+    refs[i] = (struct entry_ref){ b->disps[i], i };
+  }
+  qsort(refs, (size_t)n, sizeof *refs, by_disp);
+  int distinct = 0;
+  for (int i = 0; i < n; ++i) {
+    const char *value = b->values + (size_t)refs[i].index * b->elem;
+    if (distinct > 0 && disps[distinct - 1] == refs[i].disp) {
+      combine(b, values + (size_t)(distinct - 1) * b->elem, value);
+      continue;
+    }
+    disps[distinct] = refs[i].disp;
+    memcpy(values + (size_t)distinct * b->elem, value, b->elem);
+    ++distinct;
+  }
+  int err = send_complete(b, unit, win, disps, values, distinct, remote);
+  free(refs);
+  free(disps);
+  free(values);
+  return err;
+}
+
+/* The segment's batch set and unit's batch, made on first use; NULL when
+ * out of memory. Called with batch_lock held. */
+static struct acc_batch *batch_of(struct segment *seg, int units, int unit)
+{
+  struct acc_batches *s = seg->batches;
+  if (s == NULL) {
+    s = calloc(1, sizeof *s);
+    if (s == NULL) {
+      return NULL;
+    }
+    s->by_unit = calloc((size_t)units, sizeof *s->by_unit);
+    s->pending = malloc((size_t)units * sizeof *s->pending);
+    if (s->by_unit == NULL || s->pending == NULL) {
+      free(s->by_unit);
+      free(s->pending);
+      free(s);
+      return NULL;
+    }
+    s->units = units;
+    s->win = seg->win;
+    seg->batches = s;
+  }
+  if (s->by_unit[unit] == NULL) {
+    s->by_unit[unit] = calloc(1, sizeof **s->by_unit);
+  }
+  return s->by_unit[unit];
+}
+
+/* Whether a batch may take (op, dtype): integer operations, whose
+ * repeated application to one location combines exactly into one
+ * (REPLACE keeps the last operand); NO_OP changes nothing and never comes
+ * here. */
+static bool batchable(dart_operation_t op, dart_datatype_t dtype)
+{
+  /* Not floating point: (x + a) + b, applied one by one in issue order,
+   * can round differently from x + (a + b). */
+  if (dtype == DART_TYPE_FLOAT || dtype == DART_TYPE_DOUBLE ||
+      dtype == DART_TYPE_LONG_DOUBLE) {
+    return false;
+  }
+  return op == DART_OP_REPLACE ||
+         (op != DART_OP_NO_OP && op != DART_OP_MINMAX &&
+          local_reduce_supports(op, dtype));
+}
+
+/* Room for one more entry; false when out of memory. */
+static bool reserve(struct acc_batch *b)
+{
+  if (b->count < b->capacity) {
+    return true;
+  }
+  int cap = b->capacity == 0 ? 16 : 2 * b->capacity;
+  cap = cap < max_entries ? cap : max_entries;
+  MPI_Aint *disps = realloc(b->disps, (size_t)cap * sizeof *disps);
+  if (disps != NULL) {
+    b->disps = disps;
+  }
+  char *values = realloc(b->values, (size_t)cap * b->elem);
+  if (values != NULL) {
+    b->values = values;
+  }
+  if (disps == NULL || values == NULL) {
+    return false;
+  }
+  b->capacity = cap;
+  return true;
+}
+
+bool acc_batch_add(const struct target *t, const void *value,
+                   dart_datatype_t dtype, MPI_Datatype mpi_type,
+                   dart_operation_t op, bool single_as_fetch, int *mpi_err)
+{
+  *mpi_err = MPI_SUCCESS;
+  if (max_entries < 1 || !batchable(op, dtype)) {
+    return false;
+  }
+  size_t elem = datatype_get(dtype)->base_size;
+  pthread_mutex_lock(&batch_lock);
+  struct acc_batch *b = batch_of(t->segment, t->team->size, t->unit);
+  if (b == NULL) {
+    pthread_mutex_unlock(&batch_lock);
+    return false;
+  }
+  struct acc_batches *s = t->segment->batches;
+  if (b->count > 0 && (b->dtype != dtype || b->op != op ||
+                       b->count >= max_entries)) {
+    *mpi_err = send_batch(b, t->unit, s->win, false);
+  }
+  if (b->count == 0 && b->capacity > 0 && b->elem != elem) {
+    b->capacity = 0; /* another element size: regrow the value room */
+  }
+  b->elem = elem;
+  bool taken = *mpi_err == MPI_SUCCESS && reserve(b);
+  if (taken) {
+    if (!b->listed) {
+      b->listed = true;
+      s->pending[s->npending++] = t->unit;
+    }
+    b->dtype = dtype;
+    b->mpi_type = mpi_type;
+    b->op = op;
+    b->single_as_fetch = single_as_fetch;
+    b->disps[b->count] = t->disp;
+    memcpy(b->values + (size_t)b->count * elem, value, elem);
+    b->count++;
+  }
+  pthread_mutex_unlock(&batch_lock);
+  if (taken) {
+    target_rma_issued(t); /* a flush of t's unit now sends the batch */
+  }
+  return taken;
+}
+
+/* Called with batch_lock held. */
+static int send_unit(struct acc_batches *s, int unit, bool remote)
+{
+  struct acc_batch *b = s->by_unit[unit];
+  return b == NULL ? MPI_SUCCESS : send_batch(b, unit, s->win, remote);
+}
+
+static int send_all(struct segment *seg, int unit, bool remote)
+{
+  int err = MPI_SUCCESS;
+  pthread_mutex_lock(&batch_lock);
+  struct acc_batches *s = seg->batches;
+  if (s != NULL && unit >= 0) {
+    err = send_unit(s, unit, remote);
+  } else if (s != NULL) {
+    for (int i = 0; i < s->npending; ++i) {
+      int e = send_unit(s, s->pending[i], remote);
+      s->by_unit[s->pending[i]]->listed = false;
+      err = err == MPI_SUCCESS ? e : err;
+    }
+    s->npending = 0;
+  }
+  pthread_mutex_unlock(&batch_lock);
+  return err;
+}
+
+int acc_batch_send(struct segment *seg, int unit)
+{
+  return send_all(seg, unit, false);
+}
+
+void acc_batch_free(struct segment *seg)
+{
+  if (seg->batches == NULL) {
+    return;
+  }
+  /* Freeing with RMA not flushed breaks the API's rule (flush, barrier,
+   * free), and a target that freed first may have detached its memory
+   * already: said once per segment. What is left still goes out, complete
+   * at the targets, so that the unit's own portion, at least, gets it. */
+  int waiting = 0;
+  pthread_mutex_lock(&batch_lock);
+  for (int i = 0; i < seg->batches->npending; ++i) {
+    waiting += seg->batches->by_unit[seg->batches->pending[i]]->count;
+  }
+  pthread_mutex_unlock(&batch_lock);
+  if (waiting > 0) {
+    LOG_WARN("dart_team_memfree", "segment %d is freed with %d accumulates "
+             "not flushed: sent now (flush and barrier before a free)",
+             (int)seg->id, waiting);
+  }
+  int err = send_all(seg, -1, true);
+  if (err != MPI_SUCCESS) {
+    report_mpi_error("freeing a segment", "MPI_Accumulate", err);
+  }
+  struct acc_batches *s = seg->batches;
+  for (int u = 0; u < s->units; ++u) {
+    if (s->by_unit[u] != NULL) {
+      free(s->by_unit[u]->disps);
+      free(s->by_unit[u]->values);
+      free(s->by_unit[u]);
+    }
+  }
+  free(s->by_unit);
+  free(s->pending);
+  free(s);
+  seg->batches = NULL;
+}

@@ -1,0 +1,725 @@
+/* Put and get in all their forms, flushes and handles. Node peers are
+ * reached with memcpy (or a pack loop for derived types) for blocking and
+ * non-blocking calls alike; everything else goes through MPI RMA on the
+ * segment's window, which stays in a lock_all epoch. */
+#include "base/basic_types.h"
+#include "base/handle_table.h"
+#include "mpi/core/large_count.h"
+#include "mpi/core/quirks.h"
+#include "mpi/core/runtime.h"
+#include "mpi/core/serialize.h"
+#include "mpi/model/datatype.h"
+#include "mpi/model/target.h"
+#include "mpi/rma/acc_batch.h"
+#include "mpi/rma/onesided.h"
+
+#include <dash/dart/if/dart_communication.h>
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A transfer still in flight in MPI. Handles given to the user are ids
+ * of this table cast to dart_handle_t, so a stale or made-up handle is
+ * rejected rather than dereferenced. */
+struct pending_transfer {
+  MPI_Request request; /* MPI_REQUEST_NULL once locally complete */
+  MPI_Win     win;
+  int         unit;
+  bool        is_put;
+  bool        by_request; /* an MPI_Rput/MPI_Rget, else a flush completes */
+};
+
+static struct handle_table pending = HANDLE_TABLE_INITIALIZER;
+
+enum completion { START_ONLY, COMPLETE, WITH_HANDLE };
+
+static int complete(struct pending_transfer *p, bool remote);
+
+static inline bool is_contiguous_kind(const struct datatype *t)
+{
+  return t->kind == TYPE_BASIC || t->kind == TYPE_CUSTOM;
+}
+
+/* Copies `bytes` between local memory and a mapped target; the common
+ * element sizes compile to single loads and stores. */
+static inline void direct_copy(void *dst, const void *src, size_t bytes)
+{
+  switch (bytes) {
+  case 8:  memcpy(dst, src, 8); break;
+  case 4:  memcpy(dst, src, 4); break;
+  case 2:  memcpy(dst, src, 2); break;
+  case 1:  memcpy(dst, src, 1); break;
+  default: memcpy(dst, src, bytes); break;
+  }
+}
+
+/* A blocking put (or a flush) through shared memory is complete once its
+ * stores are globally visible: a full fence keeps later loads (a flag
+ * another unit sets in reply, say) from overtaking them. It also drains
+ * the store buffer, which spares the next loads 4K-aliasing stalls
+ * against it. */
+static inline void direct_put_completed(bool complete)
+{
+  if (complete) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    /* The compilers' fence is a locked OR of zero on the stack top, which
+     * in a function without a frame is the return address: `ret` then
+     * waits for the locked write (1.5-2 ns per 8-byte put here). The same
+     * locked OR of zero 8 bytes below the stack pointer orders the same
+     * and changes no byte, whatever the compiler keeps there. */
+    __asm__ __volatile__("lock orq $0, -8(%%rsp)" ::: "memory", "cc");
+#else
+    atomic_thread_fence(memory_order_seq_cst);
+#endif
+  }
+}
+
+/* Whether this thread's cache maps an access of `nelem` elements of one
+ * basic type on both sides (the portion it accessed last); then sets
+ * `direct` and `bytes`. Tried before anything else, even before checking
+ * that DART is initialized: dart_init and dart_exit leave every thread's
+ * cache empty. A bool rather than a NULL test on the address lets the
+ * compiler keep the arguments for the slow path and the address in the
+ * same registers, so the fast path needs no stack frame. */
+static inline __attribute__((always_inline)) bool
+cached_direct(const void *local, dart_gptr_t gptr, size_t nelem,
+              dart_datatype_t src_type, dart_datatype_t dst_type,
+              char **direct, size_t *bytes)
+{
+  /* nelem is at most the portion's size in bytes (an empty cache has
+   * size 0), so the byte count below cannot overflow. */
+  if (src_type != dst_type || !datatype_is_basic_id(src_type) ||
+      local == NULL || nelem > target_cache.size) {
+    return false;
+  }
+  *bytes = nelem * basic_type_size(src_type);
+  return target_cached(gptr, *bytes, direct);
+}
+
+/* The rare tails of the two functions below, out of line so that an
+ * element-sized access makes no call and needs no stack frame: they are
+ * reached by tail calls. */
+static __attribute__((noinline)) dart_ret_t
+direct_put_any_size(char *direct, const void *src, size_t bytes,
+                    bool complete)
+{
+  memcpy(direct, src, bytes);
+  direct_put_completed(complete);
+  return DART_OK;
+}
+
+static __attribute__((noinline)) dart_ret_t
+direct_get_any_size(void *dest, const char *direct, size_t bytes)
+{
+  memcpy(dest, direct, bytes);
+  target_direct_progress();
+  return DART_OK;
+}
+
+static inline __attribute__((always_inline)) dart_ret_t
+direct_put(char *direct, const void *src, size_t bytes, bool complete)
+{
+  switch (bytes) {
+  case 8:  memcpy(direct, src, 8); break;
+  case 4:  memcpy(direct, src, 4); break;
+  default: return direct_put_any_size(direct, src, bytes, complete);
+  }
+  direct_put_completed(complete);
+  return DART_OK;
+}
+
+/* Only reads count towards MPI progress: a unit that waits for another
+ * polls with gets, atomics or a barrier, and each of those enters MPI now
+ * and then, so puts alone cannot starve anybody. Counting puts too put a
+ * read-modify-write of the counter right behind the fence, which cost
+ * 1-5 ns per 8-byte put. */
+static inline __attribute__((always_inline)) dart_ret_t
+direct_get(void *dest, const char *direct, size_t bytes)
+{
+  switch (bytes) {
+  case 8:  memcpy(dest, direct, 8); break;
+  case 4:  memcpy(dest, direct, 4); break;
+  default: return direct_get_any_size(dest, direct, bytes);
+  }
+  return target_direct_progress();
+}
+
+static dart_ret_t transfer(const char *call, bool is_put, void *local,
+                           dart_gptr_t gptr, size_t nelem,
+                           dart_datatype_t src_type, dart_datatype_t dst_type,
+                           enum completion completion, dart_handle_t *handle)
+{
+  if (completion == WITH_HANDLE) {
+    if (handle == NULL) {
+      return report_error(DART_ERR_INVAL, call, "handle is NULL");
+    }
+    *handle = DART_HANDLE_NULL;
+  }
+  /* Fast path: one basic type on both sides to a mapped target, which is
+   * every element access of DASH inside a node. */
+  if (src_type == dst_type && datatype_is_basic_id(src_type) &&
+      local != NULL && nelem > 0 &&
+      nelem <= SIZE_MAX / sizeof(long double)) {
+    size_t bytes = nelem * basic_type_size(src_type);
+    char *direct = NULL;
+    if (!target_cached(gptr, bytes, &direct)) {
+      struct target t = { 0 };
+      if (target_resolve(call, gptr, bytes, &t) != DART_OK) {
+        return DART_ERR_INVAL;
+      }
+      if (t.direct != NULL) {
+        target_remember(gptr, &t);
+      }
+      direct = t.direct;
+    }
+    if (direct != NULL) {
+      direct_copy(is_put ? direct : local, is_put ? local : direct, bytes);
+      direct_put_completed(is_put && completion == COMPLETE);
+      target_direct_progress();
+      return DART_OK;
+    }
+  }
+  /* Everything is validated before any byte moves: the types, the spans
+   * of both layouts (overflow-checked: a wrapped byte count would pass the
+   * bounds check below), the local buffer, and the target's bounds. */
+  const struct datatype *src, *dst;
+  size_t src_span, dst_span;
+  if (datatype_check_transfer_spans(call, src_type, dst_type, nelem, &src,
+                                    &dst, &src_span, &dst_span) != DART_OK) {
+    return DART_ERR_INVAL;
+  }
+  if (nelem == 0) {
+    return DART_OK;
+  }
+  if (local == NULL) {
+    return report_error(DART_ERR_INVAL, call,
+                        "%s buffer is NULL with nelem %zu",
+                        is_put ? "source" : "destination", nelem);
+  }
+  size_t local_span = is_put ? src_span : dst_span;
+  if ((uintptr_t)local > UINTPTR_MAX - local_span) {
+    return report_error(DART_ERR_INVAL, call,
+                        "%s buffer %p cannot hold %zu bytes (past the end of "
+                        "the address space)",
+                        is_put ? "source" : "destination", local, local_span);
+  }
+  const struct datatype *remote_type = is_put ? dst : src;
+  const struct datatype *local_type = is_put ? src : dst;
+  struct target t = { 0 };
+  if (target_resolve(call, gptr, is_put ? dst_span : src_span, &t) !=
+      DART_OK) {
+    return DART_ERR_INVAL;
+  }
+  if (t.direct != NULL) {
+    if (is_put) {
+      datatype_copy(t.direct, dst, local, src, nelem);
+      direct_put_completed(completion == COMPLETE);
+    } else {
+      datatype_copy(local, dst, t.direct, src, nelem);
+    }
+    target_direct_progress();
+    return DART_OK; /* complete at once: the handle stays NULL */
+  }
+
+  struct mpi_count lc, rc;
+  int err = datatype_mpi_layout(local_type, nelem, &lc);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "building the origin datatype", err);
+  }
+  err = datatype_mpi_layout(remote_type, nelem, &rc);
+  if (err != MPI_SUCCESS) {
+    mpi_count_release(&lc);
+    return report_mpi_error(call, "building the target datatype", err);
+  }
+  const char *what = is_put ? "MPI_Put" : "MPI_Get";
+  MPI_Request request = MPI_REQUEST_NULL;
+  /* MPICH 4.0's MPI_Rget completes its request before a strided or
+   * indexed layout (either side) holds the data (seen on the local pool's
+   * window): such transfers are tracked like Open MPI's, by a flush. */
+  bool by_request = completion == WITH_HANDLE &&
+                    !mpi_quirks.request_rma_broken &&
+                    is_contiguous_kind(local_type) &&
+                    is_contiguous_kind(remote_type);
+  mpi_serial_enter(); /* up to the flush (core/serialize.h) */
+  if (by_request) {
+    what = is_put ? "MPI_Rput" : "MPI_Rget";
+    err = is_put ? MPI_Rput(local, lc.count, lc.type, t.unit, t.disp,
+                            rc.count, rc.type, t.win, &request)
+                 : MPI_Rget(local, lc.count, lc.type, t.unit, t.disp,
+                            rc.count, rc.type, t.win, &request);
+  } else {
+    err = is_put ? MPI_Put(local, lc.count, lc.type, t.unit, t.disp,
+                           rc.count, rc.type, t.win)
+                 : MPI_Get(local, lc.count, lc.type, t.unit, t.disp,
+                           rc.count, rc.type, t.win);
+  }
+  if (err == MPI_SUCCESS && completion != COMPLETE) {
+    target_rma_issued(&t); /* a blocking transfer completes right here */
+  }
+  if (err == MPI_SUCCESS && completion == COMPLETE) {
+    what = "MPI_Win_flush";
+    err = is_put ? MPI_Win_flush(t.unit, t.win)
+                 : mpi_win_flush_local(t.unit, t.win);
+  }
+  mpi_serial_leave();
+  mpi_count_release(&lc);
+  mpi_count_release(&rc);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, what, err);
+  }
+  if (completion == WITH_HANDLE) {
+    struct pending_transfer *p = malloc(sizeof *p);
+    intptr_t id = p == NULL ? 0 : handle_table_insert(&pending, p);
+    if (id == 0) {
+      /* No handle to give: complete the transfer here instead. */
+      struct pending_transfer now = { request, t.win, t.unit, is_put,
+                                      by_request };
+      complete(&now, true);
+      free(p);
+      return DART_OK;
+    }
+    *p = (struct pending_transfer){ request, t.win, t.unit, is_put,
+                                    by_request };
+    *handle = (dart_handle_t)(uintptr_t)id;
+  }
+  return DART_OK;
+}
+
+/* The slow paths of the four calls below, out of line and taking their
+ * arguments in the public call's order: the fast path then ends in a
+ * tail call without moving a register and needs no stack frame, which is
+ * a good part of an 8-byte copy's cost. */
+#define GET_SLOW_PATH(name, call, completion)                               \
+  static __attribute__((noinline)) dart_ret_t name(                        \
+    void *dest, dart_gptr_t gptr, size_t nelem, dart_datatype_t src_type,  \
+    dart_datatype_t dst_type)                                              \
+  {                                                                        \
+    return transfer(call, false, dest, gptr, nelem, src_type, dst_type,    \
+                    completion, NULL);                                     \
+  }
+#define PUT_SLOW_PATH(name, call, completion)                               \
+  static __attribute__((noinline)) dart_ret_t name(                        \
+    dart_gptr_t gptr, const void *src, size_t nelem,                       \
+    dart_datatype_t src_type, dart_datatype_t dst_type)                    \
+  {                                                                        \
+    return transfer(call, true, (void *)src, gptr, nelem, src_type,        \
+                    dst_type, completion, NULL);                           \
+  }
+GET_SLOW_PATH(dart_get_slow, "dart_get", START_ONLY)
+PUT_SLOW_PATH(dart_put_slow, "dart_put", START_ONLY)
+GET_SLOW_PATH(dart_get_blocking_slow, "dart_get_blocking", COMPLETE)
+PUT_SLOW_PATH(dart_put_blocking_slow, "dart_put_blocking", COMPLETE)
+
+typedef dart_ret_t get_slow_path(void *, dart_gptr_t, size_t, dart_datatype_t,
+                                 dart_datatype_t);
+typedef dart_ret_t put_slow_path(dart_gptr_t, const void *, size_t,
+                                 dart_datatype_t, dart_datatype_t);
+
+/* The bodies of the blocking and non-blocking forms, which differ only
+ * in the put's fence and in their slow path (inlined with a constant
+ * `slow`, a direct tail call). The initialization check comes after a
+ * cache miss, on behalf of the public `call`. */
+static inline __attribute__((always_inline)) dart_ret_t
+get_entry(const char *call, void *dest, dart_gptr_t gptr, size_t nelem,
+          dart_datatype_t src_type, dart_datatype_t dst_type,
+          get_slow_path *slow)
+{
+  char *direct;
+  size_t bytes;
+  if (cached_direct(dest, gptr, nelem, src_type, dst_type, &direct, &bytes)) {
+    return direct_get(dest, direct, bytes);
+  }
+  REQUIRE_INIT_IN(call);
+  return slow(dest, gptr, nelem, src_type, dst_type);
+}
+
+static inline __attribute__((always_inline)) dart_ret_t
+put_entry(const char *call, dart_gptr_t gptr, const void *src, size_t nelem,
+          dart_datatype_t src_type, dart_datatype_t dst_type, bool complete,
+          put_slow_path *slow)
+{
+  char *direct;
+  size_t bytes;
+  if (cached_direct(src, gptr, nelem, src_type, dst_type, &direct, &bytes)) {
+    return direct_put(direct, src, bytes, complete);
+  }
+  REQUIRE_INIT_IN(call);
+  return slow(gptr, src, nelem, src_type, dst_type);
+}
+
+DART_HOT_ENTRY
+dart_ret_t dart_get(void *dest, dart_gptr_t gptr, size_t nelem,
+                    dart_datatype_t src_type, dart_datatype_t dst_type)
+{
+  return get_entry(__func__, dest, gptr, nelem, src_type, dst_type,
+                   dart_get_slow);
+}
+
+DART_HOT_ENTRY
+dart_ret_t dart_put(dart_gptr_t gptr, const void *src, size_t nelem,
+                    dart_datatype_t src_type, dart_datatype_t dst_type)
+{
+  return put_entry(__func__, gptr, src, nelem, src_type, dst_type, false,
+                   dart_put_slow);
+}
+
+DART_HOT_ENTRY
+dart_ret_t dart_get_blocking(void *dest, dart_gptr_t gptr, size_t nelem,
+                             dart_datatype_t src_type,
+                             dart_datatype_t dst_type)
+{
+  return get_entry(__func__, dest, gptr, nelem, src_type, dst_type,
+                   dart_get_blocking_slow);
+}
+
+DART_HOT_ENTRY
+dart_ret_t dart_put_blocking(dart_gptr_t gptr, const void *src, size_t nelem,
+                             dart_datatype_t src_type,
+                             dart_datatype_t dst_type)
+{
+  return put_entry(__func__, gptr, src, nelem, src_type, dst_type, true,
+                   dart_put_blocking_slow);
+}
+
+dart_ret_t dart_get_handle(void *dest, dart_gptr_t gptr, size_t nelem,
+                           dart_datatype_t src_type, dart_datatype_t dst_type,
+                           dart_handle_t *handle)
+{
+  REQUIRE_INIT();
+  return transfer(__func__, false, dest, gptr, nelem, src_type, dst_type,
+                  WITH_HANDLE, handle);
+}
+
+dart_ret_t dart_put_handle(dart_gptr_t gptr, const void *src, size_t nelem,
+                           dart_datatype_t src_type, dart_datatype_t dst_type,
+                           dart_handle_t *handle)
+{
+  REQUIRE_INIT();
+  return transfer(__func__, true, (void *)src, gptr, nelem, src_type,
+                  dst_type, WITH_HANDLE, handle);
+}
+
+/* --- flushes --- */
+
+/* Raises a completion mark to `value` unless it is past it already. */
+static void raise_mark(atomic_ulong *mark, unsigned long value)
+{
+  unsigned long seen = atomic_load_explicit(mark, memory_order_relaxed);
+  while (seen < value &&
+         !atomic_compare_exchange_weak_explicit(mark, &seen, value,
+                                                memory_order_relaxed,
+                                                memory_order_relaxed)) {
+  }
+}
+
+static dart_ret_t flush(const char *call, dart_gptr_t gptr, bool all_units,
+                        bool local_only)
+{
+  struct team *team = team_lookup(gptr.teamid);
+  struct segment *seg =
+    team == NULL ? NULL : segment_lookup(&team->segments, gptr.segid);
+  int unit = gptr.unitid;
+  if (seg == NULL || (!all_units && (unit < 0 || unit >= team->size))) {
+    return target_report_invalid(call, gptr, 0);
+  }
+  if (!local_only) {
+    /* Direct stores are complete already; order them before whatever
+     * signals their completion. */
+    atomic_thread_fence(memory_order_seq_cst);
+  }
+  MPI_Win win = seg->win;
+  unsigned long issued = atomic_load_explicit(&seg->rma_issued,
+                                              memory_order_acquire);
+  unsigned long done = atomic_load_explicit(&seg->rma_flushed,
+                                            memory_order_relaxed);
+  if (local_only && issued != done) {
+    done = atomic_load_explicit(&seg->rma_flushed_local,
+                                memory_order_relaxed);
+  }
+  if (win == MPI_WIN_NULL || issued == done) {
+    return DART_OK; /* nothing went through MPI since the last flush */
+  }
+  /* Batched accumulates go out first (acc_batch.h). */
+  int err = acc_batch_send(seg, all_units ? -1 : unit);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Accumulate", err);
+  }
+  if (all_units) { /* serialized inside (rma_targets.c) */
+    err = rma_targets_flush_all(&seg->rma_targets, win, local_only);
+  } else {
+    MPI_SERIALIZED(err = local_only ? mpi_win_flush_local(unit, win)
+                                    : MPI_Win_flush(unit, win));
+  }
+  /* Only a flush of all units completes everything issued before it. */
+  if (err == MPI_SUCCESS && all_units) {
+    raise_mark(&seg->rma_flushed_local, issued);
+    if (!local_only) {
+      raise_mark(&seg->rma_flushed, issued);
+    }
+  }
+  return err == MPI_SUCCESS ? DART_OK
+                            : report_mpi_error(call, "MPI_Win_flush", err);
+}
+
+/* Whether a flush of a cached segment has nothing to wait for: no RMA
+ * went out on it since the last flush of all units (always so where the
+ * team lives on one node). Direct stores are complete already; a remote
+ * flush orders them before whatever signals their completion. */
+static inline __attribute__((always_inline)) bool
+cached_flush_done(dart_gptr_t gptr, bool all_units, bool local_only)
+{
+  const struct segment *seg = target_cached_segment(gptr, all_units);
+  if (seg == NULL ||
+      atomic_load_explicit(&seg->rma_issued, memory_order_acquire) !=
+        atomic_load_explicit(&seg->rma_flushed, memory_order_relaxed)) {
+    return false;
+  }
+  direct_put_completed(!local_only);
+  return true;
+}
+
+/* The out-of-line parts, reached by tail calls. */
+#define FLUSH_SLOW_PATH(name, call, all_units, local_only)                  \
+  static __attribute__((noinline)) dart_ret_t name(dart_gptr_t gptr)        \
+  {                                                                          \
+    REQUIRE_INIT_IN(call);                                                   \
+    return flush(call, gptr, all_units, local_only);                         \
+  }
+FLUSH_SLOW_PATH(flush_slow, "dart_flush", false, false)
+FLUSH_SLOW_PATH(flush_all_slow, "dart_flush_all", true, false)
+FLUSH_SLOW_PATH(flush_local_slow, "dart_flush_local", false, true)
+FLUSH_SLOW_PATH(flush_local_all_slow, "dart_flush_local_all", true, true)
+
+DART_HOT_ENTRY
+dart_ret_t dart_flush(dart_gptr_t gptr)
+{
+  return cached_flush_done(gptr, false, false) ? DART_OK : flush_slow(gptr);
+}
+
+DART_HOT_ENTRY
+dart_ret_t dart_flush_all(dart_gptr_t gptr)
+{
+  return cached_flush_done(gptr, true, false) ? DART_OK
+                                              : flush_all_slow(gptr);
+}
+
+DART_HOT_ENTRY
+dart_ret_t dart_flush_local(dart_gptr_t gptr)
+{
+  return cached_flush_done(gptr, false, true) ? DART_OK
+                                              : flush_local_slow(gptr);
+}
+
+DART_HOT_ENTRY
+dart_ret_t dart_flush_local_all(dart_gptr_t gptr)
+{
+  return cached_flush_done(gptr, true, true) ? DART_OK
+                                             : flush_local_all_slow(gptr);
+}
+
+/* --- handles --- */
+
+static struct pending_transfer *pending_of(dart_handle_t handle)
+{
+  return handle_table_lookup(&pending, (intptr_t)(uintptr_t)handle);
+}
+
+static dart_ret_t report_bad_handle(const char *call, dart_handle_t handle)
+{
+  return report_error(DART_ERR_INVAL, call,
+                      "handle %p is not a live transfer handle",
+                      (void *)handle);
+}
+
+/* Waits for local completion; with `remote`, a put is flushed too. */
+static int complete(struct pending_transfer *p, bool remote)
+{
+  int err = MPI_SUCCESS;
+  mpi_serial_enter(); /* core/serialize.h */
+  if (p->by_request) {
+    err = MPI_Wait(&p->request, MPI_STATUS_IGNORE);
+  } else if (!(remote && p->is_put)) {
+    err = mpi_win_flush_local(p->unit, p->win);
+  }
+  if (err == MPI_SUCCESS && remote && p->is_put) {
+    err = MPI_Win_flush(p->unit, p->win);
+  }
+  mpi_serial_leave();
+  return err;
+}
+
+static void consume(dart_handle_t *handle)
+{
+  free(handle_table_remove(&pending, (intptr_t)(uintptr_t)*handle));
+  *handle = DART_HANDLE_NULL;
+}
+
+static dart_ret_t wait_one(const char *call, dart_handle_t *handle,
+                           bool remote)
+{
+  if (handle == NULL || *handle == DART_HANDLE_NULL) {
+    return DART_OK;
+  }
+  struct pending_transfer *p = pending_of(*handle);
+  if (p == NULL) {
+    return report_bad_handle(call, *handle);
+  }
+  int err = complete(p, remote);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Wait", err);
+  }
+  consume(handle);
+  return DART_OK;
+}
+
+static dart_ret_t wait_all(const char *call, dart_handle_t handles[],
+                           size_t n, bool remote)
+{
+  if (handles == NULL) {
+    return DART_OK;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (handles[i] != DART_HANDLE_NULL && pending_of(handles[i]) == NULL) {
+      return report_bad_handle(call, handles[i]);
+    }
+  }
+  dart_ret_t ret = DART_OK;
+  for (size_t i = 0; i < n; ++i) {
+    if (wait_one(call, &handles[i], remote) != DART_OK) {
+      ret = DART_ERR_OTHER;
+    }
+  }
+  return ret;
+}
+
+/* Sets *done if every live handle is locally complete; then consumes all
+ * (after flushing puts when `remote`), otherwise consumes none. */
+static dart_ret_t test_all(const char *call, dart_handle_t handles[],
+                           size_t n, int32_t *done, bool remote)
+{
+  if (done == NULL) {
+    return report_error(DART_ERR_INVAL, call, "result pointer is NULL");
+  }
+  *done = 1;
+  if (handles == NULL) {
+    return DART_OK;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (handles[i] == DART_HANDLE_NULL) {
+      continue;
+    }
+    struct pending_transfer *p = pending_of(handles[i]);
+    if (p == NULL) {
+      *done = 0;
+      return report_bad_handle(call, handles[i]);
+    }
+    int flag = 1;
+    if (p->request != MPI_REQUEST_NULL) {
+      int err;
+      MPI_SERIALIZED(err = MPI_Test(&p->request, &flag, MPI_STATUS_IGNORE));
+      if (err != MPI_SUCCESS) {
+        *done = 0;
+        return report_mpi_error(call, "MPI_Test", err);
+      }
+    }
+    if (!flag) {
+      *done = 0;
+    }
+  }
+  if (*done) {
+    return wait_all(call, handles, n, remote);
+  }
+  return DART_OK;
+}
+
+dart_ret_t dart_wait(dart_handle_t *handle)
+{
+  REQUIRE_INIT();
+  return wait_one(__func__, handle, true);
+}
+
+dart_ret_t dart_wait_local(dart_handle_t *handle)
+{
+  REQUIRE_INIT();
+  return wait_one(__func__, handle, false);
+}
+
+dart_ret_t dart_waitall(dart_handle_t handles[], size_t n)
+{
+  REQUIRE_INIT();
+  return wait_all(__func__, handles, n, true);
+}
+
+dart_ret_t dart_waitall_local(dart_handle_t handles[], size_t n)
+{
+  REQUIRE_INIT();
+  return wait_all(__func__, handles, n, false);
+}
+
+dart_ret_t dart_test_local(dart_handle_t *handle, int32_t *result)
+{
+  REQUIRE_INIT();
+  if (handle == NULL) {
+    if (result == NULL) {
+      return report_error(DART_ERR_INVAL, __func__, "result is NULL");
+    }
+    *result = 1;
+    return DART_OK;
+  }
+  return test_all(__func__, handle, 1, result, false);
+}
+
+dart_ret_t dart_test(dart_handle_t *handleptr, int32_t *is_finished)
+{
+  REQUIRE_INIT();
+  if (handleptr == NULL) {
+    if (is_finished == NULL) {
+      return report_error(DART_ERR_INVAL, __func__, "is_finished is NULL");
+    }
+    *is_finished = 1;
+    return DART_OK;
+  }
+  return test_all(__func__, handleptr, 1, is_finished, true);
+}
+
+dart_ret_t dart_testall_local(dart_handle_t handles[], size_t n,
+                              int32_t *result)
+{
+  REQUIRE_INIT();
+  return test_all(__func__, handles, n, result, false);
+}
+
+dart_ret_t dart_testall(dart_handle_t handles[], size_t n,
+                        int32_t *is_finished)
+{
+  REQUIRE_INIT();
+  return test_all(__func__, handles, n, is_finished, true);
+}
+
+dart_ret_t dart_handle_free(dart_handle_t *handle)
+{
+  REQUIRE_INIT();
+  if (handle == NULL || *handle == DART_HANDLE_NULL) {
+    return DART_OK;
+  }
+  struct pending_transfer *p = pending_of(*handle);
+  if (p == NULL) {
+    return report_bad_handle(__func__, *handle);
+  }
+  /* The transfer goes on; a later flush completes it remotely. Its MPI
+   * request cannot simply be dropped: MPICH and Open MPI reject
+   * MPI_Request_free on RMA requests (fatal on MPI_COMM_WORLD), so the
+   * request is completed locally here. */
+  if (p->request != MPI_REQUEST_NULL) {
+    MPI_Wait(&p->request, MPI_STATUS_IGNORE);
+  }
+  consume(handle);
+  return DART_OK;
+}
+
+void onesided_module_finalize(void)
+{
+  handle_table_clear(&pending, free);
+}
