@@ -4,7 +4,7 @@
 # are present.
 set -euo pipefail
 packages=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
-          mpich libmpich-dev hwloc libhwloc-dev gnuplot-nox)
+          mpich libmpich-dev hwloc libhwloc-dev gnuplot-nox doxygen)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
