@@ -72,6 +72,7 @@ fi
 for variant in "${variants[@]}"; do
   echo "=== $variant: build"
   "$root/scripts/build.sh" "$variant"
+  if [ "$variant" = openmpi ]; then cmake --build "$root/build/openmpi" --target docs; fi
   echo "=== $variant: ctest"
   if [ "$variant" = asan ]; then
     # MPI libraries keep allocations past MPI_Finalize; LeakSanitizer

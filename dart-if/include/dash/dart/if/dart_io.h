@@ -1,8 +1,12 @@
 /**
  * \file dash/dart/if/dart_io.h
  *
- * Optional HDF5 support. Requires <hdf5.h> (for hid_t) to be included
- * before this header; only available if DART was built with HDF5.
+ * \brief Optional HDF5 support.
+ *
+ * Requires `<hdf5.h>` (for `hid_t`) to be included before this header;
+ * only available if DART was built with HDF5. This runtime is built
+ * without HDF5: the header exists so that clients compile, and
+ * its function is not in the library.
  */
 #ifndef DASH__DART__IF__DART_IO_H_
 #define DASH__DART__IF__DART_IO_H_
@@ -14,10 +18,30 @@
 extern "C" {
 #endif
 
-/* Sets up plist_id for parallel MPI-IO over the members of teamid. */
+/**
+ * \defgroup DartIO HDF5 support
+ * \brief Parallel HDF5 files over a team (optional).
+ * @{
+ */
+
+/**
+ * \brief Sets up an HDF5 file-access property list for parallel MPI-IO
+ *        over the members of a team.
+ *
+ * Local. Thread safety: MT-none.
+ *
+ * \param[in] plist_id HDF5 file-access property list to configure.
+ * \param[in] teamid   Team whose members will open the file together.
+ * \retval DART_OK          Configured.
+ * \retval DART_ERR_INVAL   `teamid` is not a team the caller belongs to.
+ * \retval DART_ERR_OTHER   HDF5 refused the setting.
+ * \retval DART_ERR_NOTINIT DART is not initialized.
+ */
 dart_ret_t dart__io__hdf5__prep_mpio(
     hid_t plist_id,
     dart_team_t teamid) DART_NOTHROW;
+
+/** @} */
 
 #ifdef __cplusplus
 } /* extern "C" */
