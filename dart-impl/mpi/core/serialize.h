@@ -3,16 +3,16 @@
  * MPI_THREAD_MULTIPLE.
  *
  * Why: Open MPI 4.1's one-sided component osc/ucx (the one DART selects,
- * mpi_quirks_before_init in core/quirks.c) is not safe under concurrent
- * RMA from threads of one process. Four threads per unit doing blocking 64-byte puts and gets to
- * a unit on another (simulated) node plus MPI_Fetch_and_op on one
- * counter (dart-impl/test/test_threads_stress.c) either hung for good
+ * mpi_quirks_before_init in core/quirks.c) is not safe under concurrent RMA
+ * from threads of one process. Four threads per unit doing blocking 64-byte
+ * puts and gets to a unit on another (simulated) node plus MPI_Fetch_and_op
+ * on one counter (dart-impl/test/test_threads_stress.c) either hung for good
  * (threads spinning in ompi_osc_ucx_put/get/fetch_and_op and
- * ucp_worker_progress) or failed puts with MPI_ERR_OTHER and read back
- * wrong data, with UCX warnings of remote keys never returned to their
- * pool at exit. One thread at a time inside osc/ucx is exact. MPICH
- * 4.0 runs the same test exactly without serialization, and so does
- * Open MPI when the units share a node (every access is load/store).
+ * ucp_worker_progress) or failed puts with MPI_ERR_OTHER and read back wrong
+ * data, with UCX warnings of remote keys never returned to their pool at
+ * exit. One thread at a time inside osc/ucx is exact. MPICH 4.0 runs the same
+ * test exactly without serialization, and so does Open MPI when the units
+ * share a node (every access is load/store).
  *
  * So under Open MPI before 5 with MPI_THREAD_MULTIPLE granted, every
  * MPI RMA call of the runtime (put, get, atomics, flushes, request

@@ -133,7 +133,8 @@ static void registry_unlink(struct dart_lock_struct *lock)
  * DART_ERR_NOTINIT (checked first; handles of an earlier init/exit cycle
  * are never freed, so reading them is safe). A destroyed handle (a stale
  * copy) or a lock whose team was destroyed: DART_ERR_INVAL from acquire,
- * try and release; destroy of the latter succeeds locally (dart_synchronization.h). */
+ * try and release; destroy of the latter succeeds locally
+ * (dart_synchronization.h). */
 dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t *lock)
 {
   if (lock != NULL) {

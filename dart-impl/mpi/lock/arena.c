@@ -95,7 +95,8 @@ static dart_ret_t chunk_create(const char *call, struct team *team,
   if (kind == LOCK_ARENA_MCS) {
     return chunk_create_net(call, team, kind, c);
   }
-  size_t bytes = team->node_rank == 0 ? (size_t)LOCK_ARENA_CHUNK * CACHE_LINE : 0;
+  size_t bytes =
+      team->node_rank == 0 ? (size_t)LOCK_ARENA_CHUNK * CACHE_LINE : 0;
   dart_ret_t ret = node_shm_alloc(call, team->node_comm, bytes, &c->shm);
   if (ret != DART_OK) {
     return ret;

@@ -1,21 +1,20 @@
-/* Hybrid team lock (docs/design.md, "Locks"). On the home node a ticket lock in shared
- * memory (CPU atomics only) and the mode word; in an MPI window at the
- * home unit the 64-bit network word (changed by MPI atomics only; the
- * home also reads its own with loads, hybrid_serve_request). In CPU mode the
- * ticket decides the holder and the network word reads NET_CPU_MODE(_REQ);
- * in network mode the network word holds the holder's id or NET_UNLOCKED.
- * Only a unit holding the ticket and owning the network word (its value
- * is not NET_UNLOCKED and not another holder) changes the mode, so one
- * mechanism decides at every moment. Units on the home node always take
- * the ticket first; in network mode they also take the network word (and,
- * by policy, migrate the lock back to CPU mode). Remote units only use the
- * network word; finding CPU mode they mark it NET_CPU_MODE_REQ, and the
- * home unit (poll from DART calls or the progress thread) or the current
- * ticket holder migrates the lock to network mode.
- * DART_LOCK_MODE=cpu: the same on a one-node team, which has no network
- * word at all. The shared line and the network word are a slot of the
- * team's lock arena (lock/arena.c); the uncontended CPU-mode acquire and
- * release are inlined in lock/api.c. */
+/* Hybrid team lock (docs/design.md, "Locks"). On the home node a ticket lock
+ * in shared memory (CPU atomics only) and the mode word; in an MPI window at
+ * the home unit the 64-bit network word (changed by MPI atomics only; the home
+ * also reads its own with loads, hybrid_serve_request). In CPU mode the ticket
+ * decides the holder and the network word reads NET_CPU_MODE(_REQ); in network
+ * mode the network word holds the holder's id or NET_UNLOCKED. Only a unit
+ * holding the ticket and owning the network word (its value is not
+ * NET_UNLOCKED and not another holder) changes the mode, so one mechanism
+ * decides at every moment. Units on the home node always take the ticket
+ * first; in network mode they also take the network word (and, by policy,
+ * migrate the lock back to CPU mode). Remote units only use the network word;
+ * finding CPU mode they mark it NET_CPU_MODE_REQ, and the home unit (poll from
+ * DART calls or the progress thread) or the current ticket holder migrates the
+ * lock to network mode. DART_LOCK_MODE=cpu: the same on a one-node team, which
+ * has no network word at all. The shared line and the network word are a slot
+ * of the team's lock arena (lock/arena.c); the uncontended CPU-mode acquire
+ * and release are inlined in lock/api.c. */
 #include "mpi/core/progress.h"
 #include "base/cache_line.h"
 #include "mpi/core/quirks.h"
@@ -378,7 +377,8 @@ static void hybrid_serve_request(struct dart_lock_struct *l)
   }
 }
 
-_Static_assert(sizeof(struct lock_shm) <= CACHE_LINE, "lock_shm spans one line");
+_Static_assert(sizeof(struct lock_shm) <= CACHE_LINE,
+               "lock_shm spans one line");
 
 /* Run by the home unit before the creation barrier: the slot may have
  * served a destroyed lock, so every word gets its initial value; the

@@ -1,6 +1,5 @@
-/* Team locks (docs/design.md, "Locks"): the handle behind dart_lock_t, the operations
- * each DART_LOCK_MODE provides, and the hooks the rest of the runtime
- * calls (team teardown, barrier polling). */
+/* Team locks (docs/design.md, "Locks"): the handle behind dart_lock_t and
+ * the operations each DART_LOCK_MODE provides. */
 #ifndef DART_MPI_LOCK_H
 #define DART_MPI_LOCK_H
 

@@ -12,7 +12,8 @@
 
 static char *line_up(char *p)
 {
-  return (char *)(((uintptr_t)p + CACHE_LINE - 1) & ~(uintptr_t)(CACHE_LINE - 1));
+  uintptr_t mask = (uintptr_t)(CACHE_LINE - 1);
+  return (char *)(((uintptr_t)p + mask) & ~mask);
 }
 
 /* MPI's shared window; false (nothing left behind) if any member failed. */

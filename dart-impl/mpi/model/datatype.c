@@ -76,11 +76,11 @@ const struct datatype *datatype_contiguous_or_report(const char *call,
 }
 
 /* Builds desc->mpi_instance: one instance of a strided/indexed layout with
- * lower bound 0 and extent E base elements, so that instance r starts at
- * r*E exactly as the position formulas of dart_communication.h say. Indexed blocks
- * keep their given order (MPI packs in type-map order, which is the
- * element order j) and their offsets from the buffer start. Frees desc
- * and logs on failure. */
+ * lower bound 0 and extent E base elements, so that instance r starts at r*E
+ * exactly as the position formulas of dart_communication.h say. Indexed blocks
+ * keep their given order (MPI packs in type-map order, which is the element
+ * order j) and their offsets from the buffer start. Frees desc and logs on
+ * failure. */
 static dart_ret_t build_instance(const char *call, struct datatype *desc)
 {
   if (desc->extent > (size_t)PTRDIFF_MAX / desc->base_size) {

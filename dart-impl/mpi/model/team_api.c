@@ -33,7 +33,8 @@ dart_ret_t dart_team_create(dart_team_t teamid, const dart_group_t group,
   if (parent == NULL) {
     return DART_ERR_INVAL;
   }
-  /* A NULL group means "I am not a member" (dart_team_create, dart_team_group.h): take part. */
+  /* A NULL group means "I am not a member" (dart_team_create,
+   * dart_team_group.h): take part. */
   return team_create(__func__, parent, group ? group->members : NULL,
                      group ? group->size : 0, group != NULL, newteam);
 }

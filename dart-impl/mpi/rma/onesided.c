@@ -42,19 +42,6 @@ static inline bool is_contiguous_kind(const struct datatype *t)
   return t->kind == TYPE_BASIC || t->kind == TYPE_CUSTOM;
 }
 
-/* Copies `bytes` between local memory and a mapped target; the common
- * element sizes compile to single loads and stores. */
-static inline void direct_copy(void *dst, const void *src, size_t bytes)
-{
-  switch (bytes) {
-  case 8:  memcpy(dst, src, 8); break;
-  case 4:  memcpy(dst, src, 4); break;
-  case 2:  memcpy(dst, src, 2); break;
-  case 1:  memcpy(dst, src, 1); break;
-  default: memcpy(dst, src, bytes); break;
-  }
-}
-
 /* A blocking put (or a flush) through shared memory is complete once its
  * stores are globally visible: a full fence keeps later loads (a flag
  * another unit sets in reply, say) from overtaking them. It also drains
@@ -174,11 +161,11 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
       }
       direct = t.direct;
     }
+    /* The entries' own inline copy (get_entry, put_entry). */
     if (direct != NULL) {
-      direct_copy(is_put ? direct : local, is_put ? local : direct, bytes);
-      direct_put_completed(is_put && completion == COMPLETE);
-      target_direct_progress();
-      return DART_OK;
+      return is_put ? direct_put(direct, local, bytes,
+                                 completion == COMPLETE)
+                    : direct_get(local, direct, bytes);
     }
   }
   /* Everything is validated before any byte moves: the types, the spans
