@@ -3,6 +3,7 @@
 #include "mpi/core/progress.h"
 #include "mpi/core/runtime.h"
 #include "mpi/lock/arena.h"
+#include "mpi/lock/hybrid.h"
 #include "mpi/lock/lock.h"
 #include "mpi/lock/polling.h"
 
@@ -260,27 +261,14 @@ static dart_ret_t check_not_held(const char *call, struct dart_lock_struct *l,
 /* The fast paths below serve a hybrid lock on its home node: fast_local
  * stands for every check of check_usable (it is set only on a live lock
  * and cleared when the lock or its team goes, and dart_exit destroys all
- * teams), so one load replaces four. They inline the CPU-mode ticket
- * lock; anything else (not yet served, network mode, a pending
- * migration, errors) continues in lock/hybrid.c or the general path. */
+ * teams), so one load replaces four. The lock's own part is hybrid.h's;
+ * errors and everything else take the general path. */
 dart_ret_t dart_lock_acquire(dart_lock_t lock)
 {
   if (lock != DART_LOCK_NULL && lock->fast_local &&
       atomic_load_explicit(&lock->holder, memory_order_relaxed) !=
           my_token()) {
-    lock_maybe_poll();
-    struct lock_shm *s = lock->shm;
-    uint64_t ticket = atomic_fetch_add_explicit(&s->next, 1,
-                                                memory_order_relaxed);
-    dart_ret_t ret = DART_OK;
-    if (atomic_load_explicit(&s->serving, memory_order_acquire) == ticket &&
-        (lock->net_win == MPI_WIN_NULL ||
-         atomic_load_explicit(&s->mode, memory_order_relaxed) ==
-             HYBRID_MODE_CPU)) {
-      lock->ticket = ticket;
-    } else {
-      ret = hybrid_local_wait(__func__, lock, ticket);
-    }
+    dart_ret_t ret = hybrid_fast_acquire(__func__, lock);
     if (ret == DART_OK) {
       atomic_store_explicit(&lock->holder, my_token(), memory_order_relaxed);
     }
@@ -334,16 +322,11 @@ dart_ret_t dart_lock_try_acquire(dart_lock_t lock, int32_t *result)
 
 dart_ret_t dart_lock_release(dart_lock_t lock)
 {
-  if (lock != DART_LOCK_NULL && lock->fast_local && !lock->net_held &&
+  if (lock != DART_LOCK_NULL && hybrid_fast_release_ok(lock) &&
       atomic_load_explicit(&lock->holder, memory_order_relaxed) ==
-          my_token() &&
-      (lock->net_win == MPI_WIN_NULL ||
-       !atomic_load_explicit(&lock->shm->migrate_pending,
-                             memory_order_relaxed))) {
+          my_token()) {
     atomic_store_explicit(&lock->holder, 0, memory_order_relaxed);
-    atomic_store_explicit(&lock->shm->serving, lock->ticket + 1,
-                          memory_order_release);
-    lock_maybe_poll();
+    hybrid_fast_release(lock);
     return DART_OK;
   }
   dart_ret_t ret = check_usable(__func__, lock);

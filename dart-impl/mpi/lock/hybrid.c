@@ -15,8 +15,9 @@
  * has no network word at all. The shared line and the network word are a slot
  * of the team's lock arena (lock/arena.c); the uncontended CPU-mode acquire
  * and release are inlined in lock/api.c. */
-#include "mpi/core/progress.h"
+#include "mpi/lock/hybrid.h"
 #include "base/cache_line.h"
+#include "mpi/core/progress.h"
 #include "mpi/core/quirks.h"
 #include "mpi/core/runtime.h"
 #include "mpi/core/serialize.h"

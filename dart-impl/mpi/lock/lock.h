@@ -89,11 +89,6 @@ extern const struct lock_ops lock_ops_hybrid;
 extern const struct lock_ops lock_ops_mcs;
 extern const struct lock_ops lock_ops_win_lock;
 
-/* Hybrid, on the home node: finishes an acquire that drew `ticket`
- * (waits for it, takes the network word in network mode). */
-dart_ret_t hybrid_local_wait(const char *call, struct dart_lock_struct *l,
-                             uint64_t ticket);
-
 /* Called by team teardown (collective over the team): frees the MPI
  * resources of the team's remaining locks; their handles stay valid for
  * dart_team_lock_destroy and report not initialized. */
