@@ -1,5 +1,7 @@
 #include "mpi/model/target.h"
 
+#include <time.h>
+
 __thread struct direct_target_cache target_cache
   __attribute__((tls_model("initial-exec")));
 __thread struct atomic_target_cache atomic_target_cache
@@ -50,6 +52,14 @@ bool target_key_layout_ok(void)
 
 dart_ret_t target_progress_probe(void)
 {
+  static __thread long long last_probe_ns;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  long long now_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+  if (now_ns - last_probe_ns < TARGET_PROBE_INTERVAL_NS) {
+    return DART_OK;
+  }
+  last_probe_ns = now_ns;
   int flag;
   MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, runtime.user_p2p_comm, &flag,
              MPI_STATUS_IGNORE);
