@@ -14,7 +14,7 @@
  * Run across (simulated) nodes so the MPI path is taken, with the batch
  * limit small (DART_ACCUMULATE_BATCH=7: full batches go out by
  * themselves) and with batching off. */
-#include "test_assert.h"
+#include "test.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -50,13 +50,13 @@ static void scatter(dart_gptr_t seg, int from, int n, bool send,
     if (send) {
       dart_gptr_t g = gptr_at(seg, to, offsetof(struct portion, x) +
                                        (uint64_t)w * sizeof x);
-      TEST_OK(dart_accumulate(g, &x, 1, DART_TYPE_ULONGLONG, DART_OP_BXOR));
+      ASSERT_OK(dart_accumulate(g, &x, 1, DART_TYPE_ULONGLONG, DART_OP_BXOR));
       g = gptr_at(seg, to, offsetof(struct portion, sum) +
                            (uint64_t)w * sizeof add);
-      TEST_OK(dart_accumulate(g, &add, 1, DART_TYPE_INT, DART_OP_SUM));
+      ASSERT_OK(dart_accumulate(g, &add, 1, DART_TYPE_INT, DART_OP_SUM));
       g = gptr_at(seg, to, offsetof(struct portion, bits) + (uint64_t)w);
-      TEST_OK(dart_accumulate_blocking_local(g, &bit, 1, DART_TYPE_BYTE,
-                                             DART_OP_BOR));
+      ASSERT_OK(dart_accumulate_blocking_local(g, &bit, 1, DART_TYPE_BYTE,
+                                               DART_OP_BOR));
     }
     if (expect != NULL && to == me) {
       expect->x[w] ^= x;
@@ -70,23 +70,23 @@ static void check_scatter(dart_gptr_t seg, struct portion *mine, int me,
                           int n)
 {
   memset(mine, 0, sizeof *mine);
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   scatter(seg, me, n, true, NULL, me);
-  TEST_OK(dart_flush_all(seg));
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_flush_all(seg));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   struct portion expect;
   memset(&expect, 0, sizeof expect);
   for (int from = 0; from < n; ++from) {
     scatter(seg, from, n, false, &expect, me);
   }
   for (int w = 0; w < WORDS; ++w) {
-    TEST_EQ(__atomic_load_n(&mine->x[w], __ATOMIC_SEQ_CST), expect.x[w]);
-    TEST_EQ(__atomic_load_n(&mine->sum[w], __ATOMIC_SEQ_CST),
-            expect.sum[w]);
-    TEST_EQ(__atomic_load_n(&mine->bits[w], __ATOMIC_SEQ_CST),
-            expect.bits[w]);
+    ASSERT_EQ(__atomic_load_n(&mine->x[w], __ATOMIC_SEQ_CST), expect.x[w]);
+    ASSERT_EQ(__atomic_load_n(&mine->sum[w], __ATOMIC_SEQ_CST),
+              expect.sum[w]);
+    ASSERT_EQ(__atomic_load_n(&mine->bits[w], __ATOMIC_SEQ_CST),
+              expect.bits[w]);
   }
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 }
 
 /* One origin, one word of the next unit's portion (nobody else touches
@@ -97,44 +97,44 @@ static void check_order(dart_gptr_t seg, int me, int n)
   dart_gptr_t g = gptr_at(seg, to, offsetof(struct portion, x) +
                                    (uint64_t)me * sizeof(long long));
   unsigned long long zero = 0, old = 1;
-  TEST_OK(dart_fetch_and_op(g, &zero, &old, DART_TYPE_ULONGLONG,
-                            DART_OP_REPLACE));
-  TEST_OK(dart_flush(g));
+  ASSERT_OK(dart_fetch_and_op(g, &zero, &old, DART_TYPE_ULONGLONG,
+                              DART_OP_REPLACE));
+  ASSERT_OK(dart_flush(g));
 
   unsigned long long v;
   for (v = 1; v <= 5; ++v) {
-    TEST_OK(dart_accumulate(g, &v, 1, DART_TYPE_ULONGLONG, DART_OP_SUM));
+    ASSERT_OK(dart_accumulate(g, &v, 1, DART_TYPE_ULONGLONG, DART_OP_SUM));
   }
   /* 15 so far, fetched without a flush in between */
   unsigned long long none = 0, seen = 0;
-  TEST_OK(dart_fetch_and_op(g, &none, &seen, DART_TYPE_ULONGLONG,
-                            DART_OP_NO_OP));
-  TEST_OK(dart_flush(g));
-  TEST_EQ(seen, 15);
+  ASSERT_OK(dart_fetch_and_op(g, &none, &seen, DART_TYPE_ULONGLONG,
+                              DART_OP_NO_OP));
+  ASSERT_OK(dart_flush(g));
+  ASSERT_EQ(seen, 15);
 
   for (v = 7; v <= 9; ++v) { /* the last one stays */
-    TEST_OK(dart_accumulate(g, &v, 1, DART_TYPE_ULONGLONG,
-                            DART_OP_REPLACE));
+    ASSERT_OK(dart_accumulate(g, &v, 1, DART_TYPE_ULONGLONG,
+                              DART_OP_REPLACE));
   }
   unsigned long long nine = 9, hundred = 100;
-  TEST_OK(dart_compare_and_swap(g, &hundred, &nine, &seen,
-                                DART_TYPE_ULONGLONG));
-  TEST_OK(dart_flush(g));
-  TEST_EQ(seen, 9);
+  ASSERT_OK(dart_compare_and_swap(g, &hundred, &nine, &seen,
+                                  DART_TYPE_ULONGLONG));
+  ASSERT_OK(dart_flush(g));
+  ASSERT_EQ(seen, 9);
 
   /* 100, then +1, ^6, +3 (operation changes inside a batch) */
   unsigned long long one = 1, six = 6, three = 3;
-  TEST_OK(dart_accumulate(g, &one, 1, DART_TYPE_ULONGLONG, DART_OP_SUM));
-  TEST_OK(dart_accumulate(g, &six, 1, DART_TYPE_ULONGLONG, DART_OP_BXOR));
-  TEST_OK(dart_accumulate(g, &three, 1, DART_TYPE_ULONGLONG, DART_OP_SUM));
+  ASSERT_OK(dart_accumulate(g, &one, 1, DART_TYPE_ULONGLONG, DART_OP_SUM));
+  ASSERT_OK(dart_accumulate(g, &six, 1, DART_TYPE_ULONGLONG, DART_OP_BXOR));
+  ASSERT_OK(dart_accumulate(g, &three, 1, DART_TYPE_ULONGLONG, DART_OP_SUM));
   /* then a multi-element accumulate over this word and the next */
   unsigned long long pair[2] = { 1000, 0 };
-  TEST_OK(dart_accumulate(g, pair, 2, DART_TYPE_ULONGLONG, DART_OP_SUM));
-  TEST_OK(dart_fetch_and_op(g, &none, &seen, DART_TYPE_ULONGLONG,
-                            DART_OP_NO_OP));
-  TEST_OK(dart_flush_all(seg));
-  TEST_EQ(seen, (((100ull + 1) ^ 6) + 3) + 1000);
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_accumulate(g, pair, 2, DART_TYPE_ULONGLONG, DART_OP_SUM));
+  ASSERT_OK(dart_fetch_and_op(g, &none, &seen, DART_TYPE_ULONGLONG,
+                              DART_OP_NO_OP));
+  ASSERT_OK(dart_flush_all(seg));
+  ASSERT_EQ(seen, (((100ull + 1) ^ 6) + 3) + 1000);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 }
 
 /* Accumulates into my own portion (through MPI: registered memory in a
@@ -145,48 +145,60 @@ static void check_order(dart_gptr_t seg, int me, int n)
 static void check_free_sends(int me, int n)
 {
   struct portion *mem = calloc(1, sizeof *mem);
-  TEST_ASSERT(mem != NULL);
+  ASSERT(mem != NULL);
   dart_gptr_t seg;
-  TEST_OK(dart_team_memregister(DART_TEAM_ALL, sizeof *mem, DART_TYPE_BYTE,
-                                mem, &seg));
+  ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, sizeof *mem, DART_TYPE_BYTE,
+                                  mem, &seg));
   (void)n;
   dart_gptr_t g = gptr_at(seg, me, offsetof(struct portion, sum));
   int add = 7;
   for (int i = 0; i < 3; ++i) {
-    TEST_OK(dart_accumulate(g, &add, 1, DART_TYPE_INT, DART_OP_SUM));
+    ASSERT_OK(dart_accumulate(g, &add, 1, DART_TYPE_INT, DART_OP_SUM));
   }
-  TEST_OK(dart_team_memderegister(seg));
-  TEST_EQ(__atomic_load_n(&mem->sum[0], __ATOMIC_SEQ_CST), 21);
+  ASSERT_OK(dart_team_memderegister(seg));
+  ASSERT_EQ(__atomic_load_n(&mem->sum[0], __ATOMIC_SEQ_CST), 21);
   free(mem);
 }
 
+static void allocated_segment(void)
+{
+  dart_gptr_t seg;
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, sizeof(struct portion),
+                                       DART_TYPE_BYTE, &seg));
+  void *addr = NULL;
+  ASSERT_OK(dart_gptr_getaddr(gptr_at(seg, test_me, 0), &addr));
+  check_scatter(seg, addr, test_me, test_units);
+  check_order(seg, test_me, test_units);
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
+static void registered_segment(void)
+{
+  dart_gptr_t seg;
+  struct portion *mem = calloc(1, sizeof *mem);
+  ASSERT(mem != NULL);
+  ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, sizeof *mem, DART_TYPE_BYTE,
+                                  mem, &seg));
+  check_scatter(seg, mem, test_me, test_units);
+  check_order(seg, test_me, test_units);
+  ASSERT_OK(dart_team_memderegister(seg));
+  free(mem);
+}
+
+static void sends_at_free(void)
+{
+  if (test_units > 1) {
+    check_free_sends(test_me, test_units);
+  }
+}
+
+static const struct test_case cases[] = {
+  { "allocated_segment", allocated_segment },
+  { "registered_segment", registered_segment },
+  { "sends_at_free", sends_at_free },
+};
+
 int main(int argc, char **argv)
 {
-  int me, n;
-  test_start(&argc, &argv, &me, &n);
-
-  dart_gptr_t seg;
-  TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, sizeof(struct portion),
-                                     DART_TYPE_BYTE, &seg));
-  void *addr = NULL;
-  TEST_OK(dart_gptr_getaddr(gptr_at(seg, me, 0), &addr));
-  check_scatter(seg, addr, me, n);
-  check_order(seg, me, n);
-  TEST_OK(dart_team_memfree(seg));
-
-  struct portion *mem = calloc(1, sizeof *mem);
-  TEST_ASSERT(mem != NULL);
-  TEST_OK(dart_team_memregister(DART_TEAM_ALL, sizeof *mem, DART_TYPE_BYTE,
-                                mem, &seg));
-  check_scatter(seg, mem, me, n);
-  check_order(seg, me, n);
-  TEST_OK(dart_team_memderegister(seg));
-  free(mem);
-
-  if (n > 1) {
-    check_free_sends(me, n);
-  }
-  test_report_pass("test_accumulate_batch");
-  TEST_OK(dart_exit());
-  return 0;
+  return test_run_dart(argc, argv, TEST_CASES(cases));
 }

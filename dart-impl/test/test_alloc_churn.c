@@ -2,7 +2,7 @@
  * pool blocks in between) leak no window, no mapping and no memory: after
  * a warm-up, the process's file descriptors, memory mappings and resident
  * size stay where they were. Usage: test_alloc_churn <cycles>. */
-#include "test_stage.h"
+#include "test.h"
 
 #include <dash/dart/if/dart.h>
 
@@ -17,7 +17,7 @@ static int me, n;
 static long count_entries(const char *dir)
 {
   DIR *d = opendir(dir);
-  TEST_ASSERT(d != NULL);
+  ASSERT(d != NULL);
   long count = 0;
   while (readdir(d) != NULL) {
     ++count;
@@ -29,7 +29,7 @@ static long count_entries(const char *dir)
 static long count_lines(const char *path)
 {
   FILE *f = fopen(path, "r");
-  TEST_ASSERT(f != NULL);
+  ASSERT(f != NULL);
   long lines = 0;
   int c;
   while ((c = fgetc(f)) != EOF) {
@@ -42,7 +42,7 @@ static long count_lines(const char *path)
 static long resident_kib(void)
 {
   FILE *f = fopen("/proc/self/status", "r");
-  TEST_ASSERT(f != NULL);
+  ASSERT(f != NULL);
   char line[256];
   long kib = -1;
   while (fgets(line, sizeof line, f) != NULL) {
@@ -51,7 +51,7 @@ static long resident_kib(void)
     }
   }
   fclose(f);
-  TEST_ASSERT(kib > 0);
+  ASSERT(kib > 0);
   return kib;
 }
 
@@ -74,34 +74,33 @@ static void cycle(int c, long *scratch)
   STAGE("cycle %d", c);
   size_t count = (size_t)(1 + (c * 13 + me * 5) % 4000);
   dart_gptr_t seg, reg, block;
-  S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, count, DART_TYPE_LONG,
-                                  &seg));
-  S_OK(dart_team_memregister(DART_TEAM_ALL, 16, DART_TYPE_LONG, scratch,
-                             &reg));
-  S_OK(dart_memalloc((size_t)(1 + c % 3000), DART_TYPE_LONG, &block));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, count, DART_TYPE_LONG,
+                                       &seg));
+  ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, 16, DART_TYPE_LONG, scratch,
+                                  &reg));
+  ASSERT_OK(dart_memalloc((size_t)(1 + c % 3000), DART_TYPE_LONG, &block));
   int next = (me + 1) % n;
   long value = (long)c * 1000 + me, got = -1;
   dart_gptr_t there = seg;
   there.unitid = next;
-  S_OK(dart_put_blocking(there, &value, 1, DART_TYPE_LONG, DART_TYPE_LONG));
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_put_blocking(there, &value, 1, DART_TYPE_LONG, DART_TYPE_LONG));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   long *mine = NULL;
   dart_gptr_t here = seg;
   here.unitid = me;
-  S_OK(dart_gptr_getaddr(here, (void **)&mine));
+  ASSERT_OK(dart_gptr_getaddr(here, (void **)&mine));
   got = mine[0];
-  TEST_EQ(got, (long)c * 1000 + (me + n - 1) % n);
-  S_OK(dart_memfree(block));
-  S_OK(dart_team_memderegister(reg));
-  S_OK(dart_team_memfree(seg));
+  ASSERT_EQ(got, (long)c * 1000 + (me + n - 1) % n);
+  ASSERT_OK(dart_memfree(block));
+  ASSERT_OK(dart_team_memderegister(reg));
+  ASSERT_OK(dart_team_memfree(seg));
 }
 
-int main(int argc, char **argv)
+static void churn(void)
 {
-  test_start(&argc, &argv, &me, &n);
-  TEST_ASSERT(argc == 2);
-  int cycles = atoi(argv[1]);
-  TEST_ASSERT(cycles >= 200);
+  ASSERT(test_argc == 2);
+  int cycles = atoi(test_argv[1]);
+  ASSERT(cycles >= 200);
   long scratch[16];
 
   const int warmup = 100;
@@ -125,13 +124,24 @@ int main(int argc, char **argv)
   if (after.fds != before.fds ||
       after.mappings > before.mappings + mapping_allowance ||
       after.rss_kib > before.rss_kib + rss_allowance) {
-    stage_fail(__LINE__, "after %d cycles: %ld -> %ld descriptors, %ld -> "
-               "%ld mappings, %ld -> %ld KiB resident", cycles - warmup,
-               before.fds, after.fds, before.mappings, after.mappings,
-               before.rss_kib, after.rss_kib);
+    FAILF("after %d cycles: %ld -> %ld descriptors, %ld -> %ld mappings, "
+          "%ld -> %ld KiB resident", cycles - warmup, before.fds, after.fds,
+          before.mappings, after.mappings, before.rss_kib, after.rss_kib);
   }
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
-  test_report_pass("test_alloc_churn");
-  TEST_OK(dart_exit());
-  return 0;
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+}
+
+static const struct test_case cases[] = {
+  { "churn", churn },
+};
+
+static void setup(int *argc, char ***argv)
+{
+  test_start(argc, argv, &me, &n);
+}
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup,
+                       test_dart_teardown);
 }

@@ -4,7 +4,7 @@
  * result or is refused with an error: never DART_OK with a wrong value,
  * never a crash. Put/get always work. With DART_TEST_ATOMICS=exact in the
  * environment, refusals fail the test too (MPICH, Open MPI's osc/ucx). */
-#include "test_assert.h"
+#include "test.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -19,7 +19,7 @@ static bool done(dart_ret_t ret)
   if (ret == DART_OK) {
     return true;
   }
-  TEST_ASSERT(ret == DART_ERR_OTHER);
+  ASSERT(ret == DART_ERR_OTHER);
   ++refused;
   return false;
 }
@@ -92,7 +92,7 @@ static uint64_t apply(dart_operation_t op, int t, uint64_t x, uint64_t y)
 static int every_operation(int me, int n)
 {
   uint64_t *words = calloc(NOPS * NTYPES, sizeof *words);
-  TEST_ASSERT(words != NULL);
+  ASSERT(words != NULL);
   for (int o = 0; o < NOPS; ++o) {
     for (int t = 0; t < NTYPES; ++t) {
       uint64_t v = start_value(all_ops[o]);
@@ -100,9 +100,9 @@ static int every_operation(int me, int n)
     }
   }
   dart_gptr_t seg;
-  TEST_OK(dart_team_memregister(DART_TEAM_ALL, NOPS * NTYPES,
-                                DART_TYPE_LONG, words, &seg));
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, NOPS * NTYPES,
+                                  DART_TYPE_LONG, words, &seg));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   int ok[NOPS * NTYPES];
   for (int c = 0; c < NOPS * NTYPES; ++c) {
     ok[c] = 1;
@@ -114,22 +114,22 @@ static int every_operation(int me, int n)
       g.addr_or_offs.offset = (uint64_t)c * sizeof *words;
       dart_ret_t ret = dart_accumulate(g, &v, 1, int_types[c % NTYPES].type,
                                        op);
-      TEST_ASSERT(ret == DART_OK || ret == DART_ERR_OTHER);
+      ASSERT(ret == DART_OK || ret == DART_ERR_OTHER);
       ok[c] &= ret == DART_OK;
     }
   }
-  TEST_OK(dart_flush_all(seg));
+  ASSERT_OK(dart_flush_all(seg));
   int all_ok[NOPS * NTYPES], any_ok[NOPS * NTYPES];
   MPI_Allreduce(ok, all_ok, NOPS * NTYPES, MPI_INT, MPI_LAND,
                 MPI_COMM_WORLD);
   MPI_Allreduce(ok, any_ok, NOPS * NTYPES, MPI_INT, MPI_LOR,
                 MPI_COMM_WORLD);
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   int nrefused = 0;
   for (int c = 0; c < NOPS * NTYPES; ++c) {
     dart_operation_t op = all_ops[c / NTYPES];
     int t = c % NTYPES;
-    TEST_EQ(all_ok[c], any_ok[c]); /* refused everywhere or nowhere */
+    ASSERT_EQ(all_ok[c], any_ok[c]); /* refused everywhere or nowhere */
     if (!all_ok[c]) {
       ++nrefused;
       continue;
@@ -141,7 +141,7 @@ static int every_operation(int me, int n)
       for (int u = 0; u < n; ++u) {
         found |= got == apply(op, t, 0, operand(op, u));
       }
-      TEST_ASSERT(found);
+      ASSERT(found);
       continue;
     }
     uint64_t want = start_value(op);
@@ -153,32 +153,43 @@ static int every_operation(int me, int n)
               (int)op, (int)int_types[t].type, (unsigned long long)got,
               (unsigned long long)want);
     }
-    TEST_EQ(got, want);
+    ASSERT_EQ(got, want);
   }
-  TEST_OK(dart_team_memderegister(seg));
+  ASSERT_OK(dart_team_memderegister(seg));
   free(words);
   return nrefused;
 }
 
-int main(int argc, char **argv)
+/* The application starts MPI, then DART borrows it. */
+static void setup(int *argc, char ***argv)
 {
   int provided = 0;
-  TEST_ASSERT(MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED,
-                              &provided) == MPI_SUCCESS);
-  TEST_OK(dart_init(&argc, &argv));
+  ASSERT(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) ==
+         MPI_SUCCESS);
+  ASSERT_OK(dart_init(argc, argv));
+}
+
+static void teardown(void)
+{
+  ASSERT_OK(dart_exit());
+  MPI_Finalize();
+}
+
+static void atomics_exact_or_refused(void)
+{
   dart_global_unit_t me;
   size_t units;
-  TEST_OK(dart_myid(&me));
-  TEST_OK(dart_size(&units));
+  ASSERT_OK(dart_myid(&me));
+  ASSERT_OK(dart_size(&units));
   int n = (int)units;
 
   dart_gptr_t seg;
-  TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 4, DART_TYPE_LONG, &seg));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 4, DART_TYPE_LONG, &seg));
   dart_gptr_t mine = seg;
   mine.unitid = me.id;
   long zero[4] = { 0, 5, 0, 0 };
-  TEST_OK(dart_put_blocking(mine, zero, 4, DART_TYPE_LONG, DART_TYPE_LONG));
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_put_blocking(mine, zero, 4, DART_TYPE_LONG, DART_TYPE_LONG));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 
   /* Word 0: every unit adds me+1 with fetch_and_op. Word 1: every unit
    * takes the unsigned minimum with a value above LONG_MAX (an MPI that
@@ -202,44 +213,44 @@ int main(int argc, char **argv)
     long want = me.id + 1, expect = 0, seen = -1;
     if (done(dart_compare_and_swap(w2, &want, &expect, &seen,
                                    DART_TYPE_LONG))) {
-      TEST_ASSERT(seen >= 0 && seen <= n);
+      ASSERT(seen >= 0 && seen <= n);
       cas_won += seen == 0;
     } else {
       cas_ok = false;
     }
-    TEST_OK(dart_flush(g));
+    ASSERT_OK(dart_flush(g));
     dart_gptr_t w3 = g;
     w3.addr_or_offs.offset += 3 * sizeof(long);
     if (u == (me.id + 1) % n) {
       long v = 1000 + me.id, back = -1;
-      TEST_OK(dart_put_blocking(w3, &v, 1, DART_TYPE_LONG, DART_TYPE_LONG));
-      TEST_OK(dart_get_blocking(&back, w3, 1, DART_TYPE_LONG,
-                                DART_TYPE_LONG));
-      TEST_EQ(back, v);
+      ASSERT_OK(dart_put_blocking(w3, &v, 1, DART_TYPE_LONG, DART_TYPE_LONG));
+      ASSERT_OK(dart_get_blocking(&back, w3, 1, DART_TYPE_LONG,
+                                  DART_TYPE_LONG));
+      ASSERT_EQ(back, v);
     }
   }
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 
   /* Whether every unit's atomics went through: only then are the totals
    * exact. A refusal must be the same kind on every unit. */
   int flags[3] = { fao_ok, acc_ok, cas_ok }, all[3];
   MPI_Allreduce(flags, all, 3, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   long words[4];
-  TEST_OK(dart_get_blocking(words, mine, 4, DART_TYPE_LONG, DART_TYPE_LONG));
+  ASSERT_OK(dart_get_blocking(words, mine, 4, DART_TYPE_LONG, DART_TYPE_LONG));
   if (all[0]) {
-    TEST_EQ(words[0], (long)n * (n + 1) / 2);
+    ASSERT_EQ(words[0], (long)n * (n + 1) / 2);
   }
   if (all[1]) {
-    TEST_EQ(words[1], 5);
+    ASSERT_EQ(words[1], 5);
   }
   if (all[2]) {
-    TEST_ASSERT(words[2] >= 1 && words[2] <= n);
+    ASSERT(words[2] >= 1 && words[2] <= n);
   }
-  TEST_EQ(words[3], 1000 + (me.id + n - 1) % n);
+  ASSERT_EQ(words[3], 1000 + (me.id + n - 1) % n);
   int won = 0;
   MPI_Allreduce(&cas_won, &won, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (all[2]) {
-    TEST_EQ(won, n); /* one winner per word, n words */
+    ASSERT_EQ(won, n); /* one winner per word, n words */
   }
   /* DART_TEST_ATOMICS: "exact" (nothing refused), or "partial": only
    * what Open MPI's osc/rdma gets wrong (core/quirks.h) is refused among
@@ -248,20 +259,25 @@ int main(int argc, char **argv)
   int ops_refused = every_operation(me.id, n);
   const char *expect = getenv("DART_TEST_ATOMICS");
   if (expect != NULL && strcmp(expect, "exact") == 0) {
-    TEST_EQ(refused, 0);
-    TEST_EQ(ops_refused, 0);
+    ASSERT_EQ(refused, 0);
+    ASSERT_EQ(ops_refused, 0);
   }
   if (expect != NULL && strcmp(expect, "partial") == 0) {
-    TEST_EQ(ops_refused, 3 * NTYPES + 2 * 2);
+    ASSERT_EQ(ops_refused, 3 * NTYPES + 2 * 2);
   }
   if (me.id == 0) {
     printf("test_app_mpi_atomics: %d of %d atomic calls and %d of %d "
            "operation-type pairs refused\n", refused, 3 * n, ops_refused,
            NOPS * NTYPES);
   }
-  TEST_OK(dart_team_memfree(seg));
-  test_report_pass("test_app_mpi_atomics");
-  TEST_OK(dart_exit());
-  MPI_Finalize();
-  return 0;
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
+static const struct test_case cases[] = {
+  { "atomics_exact_or_refused", atomics_exact_or_refused },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup, teardown);
 }

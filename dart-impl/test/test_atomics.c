@@ -11,7 +11,7 @@
  * Operands are chosen so the final value is exact whatever the order in
  * which the units' operations land; every fetched value must be the
  * initial value combined with some subset of the other units' operands. */
-#include "test_stage.h"
+#include "test.h"
 #include "test_values.h"
 
 #include <stdbool.h>
@@ -102,7 +102,7 @@ static long double from_bits(dart_datatype_t t, unsigned long long bits)
   case DART_TYPE_ULONG:     return (unsigned long)bits;
   case DART_TYPE_LONGLONG:  return (long long)bits;
   case DART_TYPE_ULONGLONG: return bits;
-  default:                  TEST_ASSERT(!"from_bits: not integral");
+  default:                  ASSERT(!"from_bits: not integral");
   }
   return 0;
 }
@@ -263,8 +263,8 @@ static bool fetched_ok(dart_datatype_t t, dart_operation_t op, int i,
 static char *local_base(dart_gptr_t g, int my_team_id)
 {
   void *p = NULL;
-  S_OK(dart_gptr_getaddr(gptr_at(g, my_team_id, 0), &p));
-  TEST_ASSERT(p != NULL);
+  ASSERT_OK(dart_gptr_getaddr(gptr_at(g, my_team_id, 0), &p));
+  ASSERT(p != NULL);
   return p;
 }
 
@@ -312,7 +312,8 @@ static void init_owned(const struct combo *cs, int ncombos, char *mine)
   }
 }
 
-static void check_owned(int line, const struct combo *cs, int ncombos,
+#define check_owned(...) check_owned_at(__FILE__, __LINE__, __VA_ARGS__)
+static void check_owned_at(const char *file, int line, const struct combo *cs, int ncombos,
                         const char *mine, bool with_b)
 {
   for (int c = 0; c < ncombos; ++c) {
@@ -323,20 +324,20 @@ static void check_owned(int line, const struct combo *cs, int ncombos,
     const char *slot = mine + (size_t)c * SLOT_BYTES;
     long double got = get_val(t, slot, 0);
     if (!final_ok(t, cs[c].op, 0, got)) {
-      stage_fail(line, "%s %s: final %.21Lg, expected %.21Lg", tname(t),
+      test_failf(file, line, "%s %s: final %.21Lg, expected %.21Lg", tname(t),
                  oname(cs[c].op), got, fold(t, cs[c].op, 0, (1u << n) - 1));
     }
-    check_poison(line, slot, tsize(t), 16 - tsize(t));
+    test_check_poison(file, line, slot, tsize(t), 16 - tsize(t));
     for (int i = 0; with_b && i < NB; ++i) {
       got = get_val(t, slot + 16, (size_t)i);
       if (!final_ok(t, cs[c].op, i, got)) {
-        stage_fail(line, "%s %s element %d of 3: final %.21Lg, expected %.21Lg",
+        test_failf(file, line, "%s %s element %d of 3: final %.21Lg, expected %.21Lg",
                    tname(t), oname(cs[c].op), i, got,
                    fold(t, cs[c].op, i, (1u << n) - 1));
       }
     }
-    check_poison(line, slot, 16 + NB * tsize(t),
-                 SLOT_BYTES - 16 - NB * tsize(t));
+    test_check_poison(file, line, slot, 16 + NB * tsize(t),
+                      SLOT_BYTES - 16 - NB * tsize(t));
   }
 }
 
@@ -344,18 +345,18 @@ static void test_all_pairs(void)
 {
   struct combo cs[NBASIC * NOPS];
   int ncombos = make_combos(cs);
-  TEST_EQ(ncombos, 7 * 12 + 3 * 6 + 5);
+  ASSERT_EQ(ncombos, 7 * 12 + 3 * 6 + 5);
   dart_gptr_t seg;
-  S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL,
-                                  (size_t)ncombos * SLOT_BYTES,
-                                  DART_TYPE_BYTE, &seg));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL,
+                                       (size_t)ncombos * SLOT_BYTES,
+                                       DART_TYPE_BYTE, &seg));
   char *mine = local_base(seg, me);
   /* Operands stay untouched until the flush (spec 3.6.2). */
   unsigned char (*ops)[SLOT_BYTES] = xmalloc((size_t)ncombos * SLOT_BYTES);
 
   STAGE("accumulate: every (type, op) pair");
   init_owned(cs, ncombos, mine);
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   for (int c = 0; c < ncombos; ++c) {
     dart_datatype_t t = cs[c].type;
     dart_operation_t op = cs[c].op;
@@ -363,19 +364,19 @@ static void test_all_pairs(void)
           cs[c].target);
     put_val(t, ops[c], 0, operand(t, op, me, 0));
     dart_gptr_t g = gptr_at(seg, cs[c].target, (size_t)c * SLOT_BYTES);
-    S_OK(dart_accumulate(g, ops[c], 1, t, op));
+    ASSERT_OK(dart_accumulate(g, ops[c], 1, t, op));
     _Alignas(16) unsigned char vals[3 * 16];
     for (int i = 0; i < NB; ++i) {
       put_val(t, vals, (size_t)i, operand(t, op, me, i));
     }
     g.addr_or_offs.offset += 16;
-    S_OK(dart_accumulate_blocking_local(g, vals, NB, t, op));
+    ASSERT_OK(dart_accumulate_blocking_local(g, vals, NB, t, op));
     memset(vals, 0, sizeof vals); /* reusable at once */
   }
-  S_OK(dart_flush_all(seg));
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_flush_all(seg));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   STAGE("accumulate: final values");
-  check_owned(__LINE__, cs, ncombos, mine, true);
+  check_owned(cs, ncombos, mine, true);
 
   /* The next unit after the owner reads every result back: NO_OP fetch
    * (atomic read) of A, plain get of B. */
@@ -390,55 +391,55 @@ static void test_all_pairs(void)
     _Alignas(16) unsigned char res[16], dummy[16], vals[3 * 16];
     memset(res, POISON, sizeof res);
     memset(dummy, 0, sizeof dummy);
-    S_OK(dart_fetch_and_op(g, dummy, res, t, DART_OP_NO_OP));
-    S_OK(dart_flush_local(g));
-    TEST_ASSERT(final_ok(t, cs[c].op, 0, get_val(t, res, 0)));
-    check_poison(__LINE__, res, tsize(t), sizeof res - tsize(t));
+    ASSERT_OK(dart_fetch_and_op(g, dummy, res, t, DART_OP_NO_OP));
+    ASSERT_OK(dart_flush_local(g));
+    ASSERT(final_ok(t, cs[c].op, 0, get_val(t, res, 0)));
+    ASSERT_POISON(res, tsize(t), sizeof res - tsize(t));
     g.addr_or_offs.offset += 16;
-    S_OK(dart_get_blocking(vals, g, NB, t, t));
+    ASSERT_OK(dart_get_blocking(vals, g, NB, t, t));
     for (int i = 0; i < NB; ++i) {
-      TEST_ASSERT(final_ok(t, cs[c].op, i, get_val(t, vals, (size_t)i)));
+      ASSERT(final_ok(t, cs[c].op, i, get_val(t, vals, (size_t)i)));
     }
   }
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 
   /* fetch_and_op: each fetched value is the initial one combined with
    * what some of the others applied before me. */
   STAGE("fetch_and_op: every (type, op) pair");
   init_owned(cs, ncombos, mine);
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   unsigned char (*res)[16] = xmalloc((size_t)ncombos * 16);
   memset(res, POISON, (size_t)ncombos * 16);
   for (int c = 0; c < ncombos; ++c) {
     dart_datatype_t t = cs[c].type;
     put_val(t, ops[c], 0, operand(t, cs[c].op, me, 0));
     dart_gptr_t g = gptr_at(seg, cs[c].target, (size_t)c * SLOT_BYTES);
-    S_OK(dart_fetch_and_op(g, ops[c], res[c], t, cs[c].op));
+    ASSERT_OK(dart_fetch_and_op(g, ops[c], res[c], t, cs[c].op));
     if (c % 2 == 0) {
-      S_OK(dart_flush_local(g));
+      ASSERT_OK(dart_flush_local(g));
     }
   }
-  S_OK(dart_flush_local_all(seg));
+  ASSERT_OK(dart_flush_local_all(seg));
   for (int c = 0; c < ncombos; ++c) {
     dart_datatype_t t = cs[c].type;
     long double got = get_val(t, res[c], 0);
     STAGE("fetch_and_op %s %s onto unit %d", tname(t), oname(cs[c].op),
           cs[c].target);
     if (!fetched_ok(t, cs[c].op, 0, me, got)) {
-      stage_fail(__LINE__, "fetched %.21Lg: not the initial value %.21Lg "
-                 "combined with other units' operands", got,
-                 initial(t, cs[c].op, 0));
+      FAILF("fetched %.21Lg: not the initial value %.21Lg "
+            "combined with other units' operands", got,
+            initial(t, cs[c].op, 0));
     }
-    check_poison(__LINE__, res[c], tsize(t), 16 - tsize(t));
+    ASSERT_POISON(res[c], tsize(t), 16 - tsize(t));
   }
-  S_OK(dart_flush_all(seg));
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_flush_all(seg));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   STAGE("fetch_and_op: final values");
-  check_owned(__LINE__, cs, ncombos, mine, false);
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  check_owned(cs, ncombos, mine, false);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   free(res);
   free(ops);
-  S_OK(dart_team_memfree(seg));
+  ASSERT_OK(dart_team_memfree(seg));
 }
 
 /* ---------------------------------------------------------------------
@@ -452,15 +453,16 @@ static int cmp_ll(const void *a, const void *b)
 }
 
 /* All units' `k` values, gathered, sorted, must be first, first+1, ... */
-static void check_permutation(int line, dart_team_t team, int size,
+#define check_permutation(...) check_permutation_at(__FILE__, __LINE__, __VA_ARGS__)
+static void check_permutation_at(const char *file, int line, dart_team_t team, int size,
                               const long long *mine, int k, long long first)
 {
   long long *all = xmalloc((size_t)size * (size_t)k * sizeof *all);
-  S_OK(dart_allgather(mine, all, (size_t)k, DART_TYPE_LONGLONG, team));
+  ASSERT_OK(dart_allgather(mine, all, (size_t)k, DART_TYPE_LONGLONG, team));
   qsort(all, (size_t)size * (size_t)k, sizeof *all, cmp_ll);
   for (long long j = 0; j < (long long)size * k; ++j) {
     if (all[j] != first + j) {
-      stage_fail(line, "sorted fetched value %lld is %lld, expected %lld "
+      test_failf(file, line, "sorted fetched value %lld is %lld, expected %lld "
                  "(lost or duplicated update)", j, all[j], first + j);
     }
   }
@@ -476,7 +478,7 @@ static void test_counters(dart_team_t team, int tme, int tn,
                           const char *label, int K_SUM, int K_SMALL)
 {
   dart_gptr_t seg;
-  S_OK(dart_team_memalloc_aligned(team, 4, DART_TYPE_LONGLONG, &seg));
+  ASSERT_OK(dart_team_memalloc_aligned(team, 4, DART_TYPE_LONGLONG, &seg));
   long long *mine = (long long *)local_base(seg, tme);
   const int c_sum = 0, c_dbl = tn - 1, c_cas = tn / 2;
   const int c_swap = (tn + 1) / 2 % tn;
@@ -484,7 +486,7 @@ static void test_counters(dart_team_t team, int tme, int tn,
   ((double *)mine)[1] = 0.0;   /* DOUBLE counter */
   mine[2] = 0;                 /* LONG CAS counter */
   mine[3] = -1;                /* REPLACE token */
-  S_OK(dart_barrier(team));
+  ASSERT_OK(dart_barrier(team));
   const int K_DBL = K_SMALL, K_CAS = K_SMALL, K_SWAP = K_SMALL;
   long long *got = xmalloc((size_t)(K_SUM > K_SMALL ? K_SUM : K_SMALL) *
                            sizeof *got);
@@ -493,22 +495,22 @@ static void test_counters(dart_team_t team, int tme, int tn,
   dart_gptr_t g = gptr_at(seg, c_sum, 0);
   long long one = 1;
   for (int k = 0; k < K_SUM; ++k) {
-    S_OK(dart_fetch_and_op(g, &one, &got[k], DART_TYPE_LONGLONG,
-                           DART_OP_SUM));
-    S_OK(dart_flush_local(g));
+    ASSERT_OK(dart_fetch_and_op(g, &one, &got[k], DART_TYPE_LONGLONG,
+                                DART_OP_SUM));
+    ASSERT_OK(dart_flush_local(g));
   }
-  check_permutation(__LINE__, team, tn, got, K_SUM, 0);
+  check_permutation(team, tn, got, K_SUM, 0);
 
   STAGE("%s: %d x %d fetch_and_op SUM +0.5 (DOUBLE)", label, tn, K_DBL);
   g = gptr_at(seg, c_dbl, sizeof(double));
   double half = 0.5, d;
   for (int k = 0; k < K_DBL; ++k) {
-    S_OK(dart_fetch_and_op(g, &half, &d, DART_TYPE_DOUBLE, DART_OP_SUM));
-    S_OK(dart_flush_local(g));
+    ASSERT_OK(dart_fetch_and_op(g, &half, &d, DART_TYPE_DOUBLE, DART_OP_SUM));
+    ASSERT_OK(dart_flush_local(g));
     got[k] = (long long)(d * 2);
-    TEST_ASSERT((double)got[k] == d * 2);
+    ASSERT((double)got[k] == d * 2);
   }
-  check_permutation(__LINE__, team, tn, got, K_DBL, 0);
+  check_permutation(team, tn, got, K_DBL, 0);
 
   STAGE("%s: %d x %d compare_and_swap increments (LONG)", label, tn, K_CAS);
   g = gptr_at(seg, c_cas, 2 * sizeof(long));
@@ -516,59 +518,59 @@ static void test_counters(dart_team_t team, int tme, int tn,
   for (int k = 0; k < K_CAS; ++k) {
     for (;;) {
       long next = cur + 1, old = -7;
-      S_OK(dart_compare_and_swap(g, &next, &cur, &old, DART_TYPE_LONG));
-      S_OK(dart_flush_local(g));
+      ASSERT_OK(dart_compare_and_swap(g, &next, &cur, &old, DART_TYPE_LONG));
+      ASSERT_OK(dart_flush_local(g));
       if (old == cur) {
         got[k] = cur;
         cur = next;
         break;
       }
-      TEST_ASSERT(old > cur || k == 0);
+      ASSERT(old > cur || k == 0);
       cur = old;
     }
   }
-  check_permutation(__LINE__, team, tn, got, K_CAS, 0);
+  check_permutation(team, tn, got, K_CAS, 0);
 
   STAGE("%s: %d x %d REPLACE swaps (token passing)", label, tn, K_SWAP);
   g = gptr_at(seg, c_swap, 3 * sizeof(long long));
   for (int k = 0; k < K_SWAP; ++k) {
     long long mine_token = (long long)tme * K_SWAP + k;
-    S_OK(dart_fetch_and_op(g, &mine_token, &got[k], DART_TYPE_LONGLONG,
-                           DART_OP_REPLACE));
-    S_OK(dart_flush_local(g));
+    ASSERT_OK(dart_fetch_and_op(g, &mine_token, &got[k], DART_TYPE_LONGLONG,
+                                DART_OP_REPLACE));
+    ASSERT_OK(dart_flush_local(g));
   }
-  S_OK(dart_flush_all(seg));
-  S_OK(dart_barrier(team));
+  ASSERT_OK(dart_flush_all(seg));
+  ASSERT_OK(dart_barrier(team));
 
   STAGE("%s: counter final values", label);
   if (tme == c_sum) {
-    TEST_EQ(mine[0], (long long)tn * K_SUM);
+    ASSERT_EQ(mine[0], (long long)tn * K_SUM);
   }
   if (tme == c_dbl) {
-    TEST_ASSERT(((double *)mine)[1] == 0.5 * tn * K_DBL);
+    ASSERT(((double *)mine)[1] == 0.5 * tn * K_DBL);
   }
   if (tme == c_cas) {
-    TEST_EQ(((long *)mine)[2], (long)tn * K_CAS);
+    ASSERT_EQ(((long *)mine)[2], (long)tn * K_CAS);
   }
   /* Tokens: the fetched ones plus the one left behind are the initial
    * token and every token swapped in, each exactly once. */
   long long left = 0;
-  S_OK(dart_get_blocking(&left, g, 1, DART_TYPE_LONGLONG,
-                         DART_TYPE_LONGLONG));
+  ASSERT_OK(dart_get_blocking(&left, g, 1, DART_TYPE_LONGLONG,
+                              DART_TYPE_LONGLONG));
   long long *all = xmalloc(((size_t)tn * K_SWAP + 1) * sizeof *all);
-  S_OK(dart_allgather(got, all, K_SWAP, DART_TYPE_LONGLONG, team));
+  ASSERT_OK(dart_allgather(got, all, K_SWAP, DART_TYPE_LONGLONG, team));
   all[(size_t)tn * K_SWAP] = left;
   qsort(all, (size_t)tn * K_SWAP + 1, sizeof *all, cmp_ll);
   for (long long j = 0; j <= (long long)tn * K_SWAP; ++j) {
     if (all[j] != j - 1) {
-      stage_fail(__LINE__, "token %lld is %lld, expected %lld", j, all[j],
-                 j - 1);
+      FAILF("token %lld is %lld, expected %lld", j, all[j],
+            j - 1);
     }
   }
   free(all);
   free(got);
-  S_OK(dart_barrier(team));
-  S_OK(dart_team_memfree(seg));
+  ASSERT_OK(dart_barrier(team));
+  ASSERT_OK(dart_team_memfree(seg));
 }
 
 /* ---------------------------------------------------------------------
@@ -585,8 +587,8 @@ static void test_cas_types(void)
 {
   const int ntypes = DART_TYPE_ULONGLONG - DART_TYPE_BYTE + 1;
   dart_gptr_t seg;
-  S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, (size_t)ntypes * 16,
-                                  DART_TYPE_BYTE, &seg));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, (size_t)ntypes * 16,
+                                       DART_TYPE_BYTE, &seg));
   char *mine = local_base(seg, me);
   for (int k = 0; k < ntypes; ++k) {
     dart_datatype_t t = DART_TYPE_BYTE + k;
@@ -595,7 +597,7 @@ static void test_cas_types(void)
       put_val(t, mine + 16 * k, 0, cas_token(t, 0));
     }
   }
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 
   /* A compare that does not match: old value back, nothing changes. */
   for (int k = 0; k < ntypes; ++k) {
@@ -606,12 +608,12 @@ static void test_cas_types(void)
     put_val(t, value, 0, cas_token(t, 7));
     put_val(t, compare, 0, cas_token(t, 1));
     dart_gptr_t g = gptr_at(seg, k % n, 16 * (size_t)k);
-    S_OK(dart_compare_and_swap(g, value, compare, result, t));
-    S_OK(dart_flush(g));
-    TEST_ASSERT(get_val(t, result, 0) == cas_token(t, 0));
-    check_poison(__LINE__, result, tsize(t), sizeof result - tsize(t));
+    ASSERT_OK(dart_compare_and_swap(g, value, compare, result, t));
+    ASSERT_OK(dart_flush(g));
+    ASSERT(get_val(t, result, 0) == cas_token(t, 0));
+    ASSERT_POISON(result, tsize(t), sizeof result - tsize(t));
   }
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 
   /* Unit r swaps token r for token r + 1, one unit after the other. */
   for (int r = 0; r < n; ++r) {
@@ -623,23 +625,23 @@ static void test_cas_types(void)
         put_val(t, value, 0, cas_token(t, r + 1));
         put_val(t, compare, 0, cas_token(t, r));
         dart_gptr_t g = gptr_at(seg, k % n, 16 * (size_t)k);
-        S_OK(dart_compare_and_swap(g, value, compare, result, t));
-        S_OK(dart_flush(g));
-        TEST_ASSERT(get_val(t, result, 0) == cas_token(t, r));
+        ASSERT_OK(dart_compare_and_swap(g, value, compare, result, t));
+        ASSERT_OK(dart_flush(g));
+        ASSERT(get_val(t, result, 0) == cas_token(t, r));
       }
     }
-    S_OK(dart_barrier(DART_TEAM_ALL));
+    ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   }
   for (int k = 0; k < ntypes; ++k) {
     dart_datatype_t t = DART_TYPE_BYTE + k;
     if (k % n == me) {
       STAGE("compare_and_swap %s: final token", tname(t));
-      TEST_ASSERT(get_val(t, mine + 16 * k, 0) == cas_token(t, n));
-      check_poison(__LINE__, mine + 16 * k, tsize(t), 16 - tsize(t));
+      ASSERT(get_val(t, mine + 16 * k, 0) == cas_token(t, n));
+      ASSERT_POISON(mine + 16 * k, tsize(t), 16 - tsize(t));
     }
   }
-  S_OK(dart_barrier(DART_TEAM_ALL));
-  S_OK(dart_team_memfree(seg));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_memfree(seg));
 }
 
 /* ---------------------------------------------------------------------
@@ -652,8 +654,8 @@ static void test_long_double(void)
 {
   STAGE("LONG_DOUBLE contended fetch_and_op SUM");
   dart_gptr_t seg;
-  S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 4, DART_TYPE_LONG_DOUBLE,
-                                  &seg));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 4, DART_TYPE_LONG_DOUBLE,
+                                       &seg));
   long double *mine = (long double *)local_base(seg, me);
   const int owner = n - 1;
   if (me == owner) {
@@ -662,48 +664,48 @@ static void test_long_double(void)
     mine[2] = -1e30L;
     mine[3] = 0;
   }
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   dart_gptr_t g = gptr_at(seg, owner, 0);
   long long got[K_LD];
   /* Exact in long double for every sum reached here, not in double. */
   long double step = 0.5L + 0x1p-50L;
   for (int k = 0; k < K_LD; ++k) {
     long double r;
-    S_OK(dart_fetch_and_op(g, &step, &r, DART_TYPE_LONG_DOUBLE,
-                           DART_OP_SUM));
-    S_OK(dart_flush_local(g));
+    ASSERT_OK(dart_fetch_and_op(g, &step, &r, DART_TYPE_LONG_DOUBLE,
+                                DART_OP_SUM));
+    ASSERT_OK(dart_flush_local(g));
     /* r = 0.25 + j * step for some j */
     long double j = (r - 0.25L) / step;
     got[k] = (long long)(j + 0.5L);
     if (r != 0.25L + (long double)got[k] * step) {
-      stage_fail(__LINE__, "fetched %.21Lg is not 0.25 + j * step", r);
+      FAILF("fetched %.21Lg is not 0.25 + j * step", r);
     }
   }
-  check_permutation(__LINE__, DART_TEAM_ALL, n, got, K_LD, 0);
+  check_permutation(DART_TEAM_ALL, n, got, K_LD, 0);
 
   STAGE("LONG_DOUBLE MIN/MAX/REPLACE");
   long double lo = -1e-20L * (me + 1) - 3, hi = 1e15L + me + 0.5L;
   long double rep = me + 0.125L;
-  S_OK(dart_accumulate(gptr_at(seg, owner, sizeof(long double)), &lo, 1,
-                       DART_TYPE_LONG_DOUBLE, DART_OP_MIN));
-  S_OK(dart_accumulate(gptr_at(seg, owner, 2 * sizeof(long double)), &hi, 1,
-                       DART_TYPE_LONG_DOUBLE, DART_OP_MAX));
+  ASSERT_OK(dart_accumulate(gptr_at(seg, owner, sizeof(long double)), &lo, 1,
+                            DART_TYPE_LONG_DOUBLE, DART_OP_MIN));
+  ASSERT_OK(dart_accumulate(gptr_at(seg, owner, 2 * sizeof(long double)), &hi, 1,
+                            DART_TYPE_LONG_DOUBLE, DART_OP_MAX));
   long double old = -1;
-  S_OK(dart_fetch_and_op(gptr_at(seg, owner, 3 * sizeof(long double)), &rep, &old,
-                         DART_TYPE_LONG_DOUBLE, DART_OP_REPLACE));
-  S_OK(dart_flush_all(seg));
-  TEST_ASSERT(old == 0 || (old >= 0.125L && old < n &&
-                           old - (long long)old == 0.125L));
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_fetch_and_op(gptr_at(seg, owner, 3 * sizeof(long double)), &rep, &old,
+                              DART_TYPE_LONG_DOUBLE, DART_OP_REPLACE));
+  ASSERT_OK(dart_flush_all(seg));
+  ASSERT(old == 0 || (old >= 0.125L && old < n &&
+                      old - (long long)old == 0.125L));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   if (me == owner) {
-    TEST_ASSERT(mine[0] == 0.25L + (long double)(n * K_LD) * step);
-    TEST_ASSERT(mine[1] == -1e-20L * n - 3);
-    TEST_ASSERT(mine[2] == 1e15L + (n - 1) + 0.5L);
-    TEST_ASSERT(mine[3] >= 0.125L && mine[3] < n &&
-                mine[3] - (long long)mine[3] == 0.125L);
+    ASSERT(mine[0] == 0.25L + (long double)(n * K_LD) * step);
+    ASSERT(mine[1] == -1e-20L * n - 3);
+    ASSERT(mine[2] == 1e15L + (n - 1) + 0.5L);
+    ASSERT(mine[3] >= 0.125L && mine[3] < n &&
+           mine[3] - (long long)mine[3] == 0.125L);
   }
-  S_OK(dart_barrier(DART_TEAM_ALL));
-  S_OK(dart_team_memfree(seg));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_memfree(seg));
 }
 
 /* ---------------------------------------------------------------------
@@ -717,32 +719,32 @@ static void test_local_pool(void)
 {
   STAGE("atomics on dart_memalloc memory");
   dart_gptr_t mine;
-  S_OK(dart_memalloc(3, DART_TYPE_LONGLONG, &mine));
+  ASSERT_OK(dart_memalloc(3, DART_TYPE_LONGLONG, &mine));
   long long *p = (long long *)(local_base(mine, me) +
                                mine.addr_or_offs.offset);
   p[0] = 1000 * me;
   p[1] = 0;
   p[2] = -1;
   dart_gptr_t *all = xmalloc((size_t)n * sizeof *all);
-  S_OK(dart_allgather(&mine, all, sizeof mine, DART_TYPE_BYTE,
-                      DART_TEAM_ALL));
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_allgather(&mine, all, sizeof mine, DART_TYPE_BYTE,
+                           DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   long long one = 1, bit = 1LL << me;
   for (int v = 0; v < n; ++v) {
-    TEST_EQ(all[v].segid, 0);
-    TEST_EQ(all[v].unitid, v);
+    ASSERT_EQ(all[v].segid, 0);
+    ASSERT_EQ(all[v].unitid, v);
     dart_gptr_t c = all[v];
     long long prev = -1;
     for (int k = 0; k < K_POOL; ++k) {
       long long r = -1;
-      S_OK(dart_fetch_and_op(c, &one, &r, DART_TYPE_LONGLONG, DART_OP_SUM));
-      S_OK(dart_flush_local(c));
-      TEST_ASSERT(r >= 1000 * v && r < 1000 * v + n * K_POOL && r > prev);
+      ASSERT_OK(dart_fetch_and_op(c, &one, &r, DART_TYPE_LONGLONG, DART_OP_SUM));
+      ASSERT_OK(dart_flush_local(c));
+      ASSERT(r >= 1000 * v && r < 1000 * v + n * K_POOL && r > prev);
       prev = r;
     }
     dart_gptr_t b = c;
     b.addr_or_offs.offset += sizeof(long long);
-    S_OK(dart_accumulate(b, &bit, 1, DART_TYPE_LONGLONG, DART_OP_BOR));
+    ASSERT_OK(dart_accumulate(b, &bit, 1, DART_TYPE_LONGLONG, DART_OP_BOR));
     /* The last element: compare-and-swap increments with retry (every
      * failed attempt means somebody else's succeeded). */
     dart_gptr_t s = c;
@@ -751,24 +753,24 @@ static void test_local_pool(void)
     for (int k = 0; k < K_POOL_CAS; ++k) {
       for (;;) {
         long long next = cur + 1, r = -5;
-        S_OK(dart_compare_and_swap(s, &next, &cur, &r, DART_TYPE_LONGLONG));
-        S_OK(dart_flush(s));
+        ASSERT_OK(dart_compare_and_swap(s, &next, &cur, &r, DART_TYPE_LONGLONG));
+        ASSERT_OK(dart_flush(s));
         if (r == cur) {
           cur = next;
           break;
         }
-        TEST_ASSERT(r > cur);
+        ASSERT(r > cur);
         cur = r;
       }
     }
-    S_OK(dart_flush(b));
+    ASSERT_OK(dart_flush(b));
   }
-  S_OK(dart_barrier(DART_TEAM_ALL));
-  TEST_EQ(p[0], 1000 * me + n * K_POOL);
-  TEST_EQ(p[1], (1LL << n) - 1);
-  TEST_EQ(p[2], -1 + n * K_POOL_CAS);
-  S_OK(dart_barrier(DART_TEAM_ALL));
-  S_OK(dart_memfree(mine));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_EQ(p[0], 1000 * me + n * K_POOL);
+  ASSERT_EQ(p[1], (1LL << n) - 1);
+  ASSERT_EQ(p[2], -1 + n * K_POOL_CAS);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_memfree(mine));
   free(all);
 }
 
@@ -788,20 +790,20 @@ static void test_errors(void)
 {
   STAGE("atomics: bad input setup");
   dart_gptr_t seg, dead;
-  S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 8 + (size_t)me,
-                                  DART_TYPE_LONG, &seg));
-  S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 1, DART_TYPE_LONG, &dead));
-  S_OK(dart_barrier(DART_TEAM_ALL));
-  S_OK(dart_team_memfree(dead));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 8 + (size_t)me,
+                                       DART_TYPE_LONG, &seg));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 1, DART_TYPE_LONG, &dead));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_memfree(dead));
   char *mine = local_base(seg, me);
   memset(mine, POISON, (8 + (size_t)me) * sizeof(long));
   dart_operation_t user_op = DART_OP_UNDEFINED;
-  TEST_OK(dart_op_create(user_sum, NULL, true, DART_TYPE_LONG, false,
-                         &user_op));
+  ASSERT_OK(dart_op_create(user_sum, NULL, true, DART_TYPE_LONG, false,
+                           &user_op));
   dart_datatype_t custom = DART_TYPE_UNDEFINED, strided = DART_TYPE_UNDEFINED;
-  TEST_OK(dart_type_create_custom(sizeof(long), &custom));
-  TEST_OK(dart_type_create_strided(DART_TYPE_LONG, 2, 1, &strided));
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_type_create_custom(sizeof(long), &custom));
+  ASSERT_OK(dart_type_create_strided(DART_TYPE_LONG, 2, 1, &strided));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 
   int saved = mute_log();
   long vals[4] = { 1, 2, 3, 4 };
@@ -825,36 +827,36 @@ static void test_errors(void)
      * then cached and every bad call below meets the cached fast path's
      * checks, not only the resolution's. */
     STAGE("atomics: fetching unit %d's first element", t);
-    S_OK(dart_fetch_and_op(g, vals, res, DART_TYPE_LONG, DART_OP_NO_OP));
+    ASSERT_OK(dart_fetch_and_op(g, vals, res, DART_TYPE_LONG, DART_OP_NO_OP));
     for (size_t i = 0; i < sizeof bad_pairs / sizeof *bad_pairs; ++i) {
       STAGE("atomics: type %ld with op %d towards unit %d",
             (long)bad_pairs[i].type, (int)bad_pairs[i].op, t);
       memset(res, POISON, sizeof res);
-      S_RET(dart_accumulate(g, vals, 1, bad_pairs[i].type, bad_pairs[i].op),
-            DART_ERR_INVAL);
-      S_RET(dart_accumulate_blocking_local(g, vals, 2, bad_pairs[i].type,
-                                           bad_pairs[i].op), DART_ERR_INVAL);
-      S_RET(dart_fetch_and_op(g, vals, res, bad_pairs[i].type,
-                              bad_pairs[i].op), DART_ERR_INVAL);
-      check_poison(__LINE__, res, 0, sizeof res);
+      ASSERT_RET(dart_accumulate(g, vals, 1, bad_pairs[i].type, bad_pairs[i].op),
+                 DART_ERR_INVAL);
+      ASSERT_RET(dart_accumulate_blocking_local(g, vals, 2, bad_pairs[i].type,
+                                                bad_pairs[i].op), DART_ERR_INVAL);
+      ASSERT_RET(dart_fetch_and_op(g, vals, res, bad_pairs[i].type,
+                                   bad_pairs[i].op), DART_ERR_INVAL);
+      ASSERT_POISON(res, 0, sizeof res);
     }
     STAGE("atomics: NULL buffers towards unit %d", t);
     memset(res, POISON, sizeof res);
-    S_RET(dart_accumulate(g, NULL, 1, DART_TYPE_LONG, DART_OP_SUM),
-          DART_ERR_INVAL);
-    S_RET(dart_accumulate_blocking_local(g, NULL, 2, DART_TYPE_LONG,
-                                         DART_OP_SUM), DART_ERR_INVAL);
-    S_RET(dart_fetch_and_op(g, NULL, res, DART_TYPE_LONG, DART_OP_SUM),
-          DART_ERR_INVAL);
-    S_RET(dart_fetch_and_op(g, vals, NULL, DART_TYPE_LONG, DART_OP_SUM),
-          DART_ERR_INVAL);
-    S_RET(dart_compare_and_swap(g, vals, vals, NULL, DART_TYPE_LONG),
-          DART_ERR_INVAL);
-    S_RET(dart_compare_and_swap(g, NULL, vals, res, DART_TYPE_LONG),
-          DART_ERR_INVAL);
-    S_RET(dart_compare_and_swap(g, vals, NULL, res, DART_TYPE_LONG),
-          DART_ERR_INVAL);
-    check_poison(__LINE__, res, 0, sizeof res);
+    ASSERT_RET(dart_accumulate(g, NULL, 1, DART_TYPE_LONG, DART_OP_SUM),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_accumulate_blocking_local(g, NULL, 2, DART_TYPE_LONG,
+                                              DART_OP_SUM), DART_ERR_INVAL);
+    ASSERT_RET(dart_fetch_and_op(g, NULL, res, DART_TYPE_LONG, DART_OP_SUM),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_fetch_and_op(g, vals, NULL, DART_TYPE_LONG, DART_OP_SUM),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_compare_and_swap(g, vals, vals, NULL, DART_TYPE_LONG),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_compare_and_swap(g, NULL, vals, res, DART_TYPE_LONG),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_compare_and_swap(g, vals, NULL, res, DART_TYPE_LONG),
+               DART_ERR_INVAL);
+    ASSERT_POISON(res, 0, sizeof res);
 
     STAGE("atomics: compare_and_swap on non-integral types, unit %d", t);
     const dart_datatype_t no_cas[] = { DART_TYPE_FLOAT, DART_TYPE_DOUBLE,
@@ -862,10 +864,10 @@ static void test_errors(void)
                                        DART_TYPE_UNDEFINED, DART_TYPE_LAST,
                                        custom, strided };
     for (size_t i = 0; i < sizeof no_cas / sizeof *no_cas; ++i) {
-      S_RET(dart_compare_and_swap(g, vals, vals, res, no_cas[i]),
-            DART_ERR_INVAL);
+      ASSERT_RET(dart_compare_and_swap(g, vals, vals, res, no_cas[i]),
+                 DART_ERR_INVAL);
     }
-    check_poison(__LINE__, res, 0, sizeof res);
+    ASSERT_POISON(res, 0, sizeof res);
 
     STAGE("atomics: out-of-range targets, unit %d", t);
     size_t tbytes = (8 + (size_t)t) * sizeof(long);
@@ -884,29 +886,29 @@ static void test_errors(void)
     bad[nbad++].segid = 999;
     bad[nbad++] = gptr_at(dead, t, 0);
     for (int b = 0; b < nbad; ++b) {
-      S_RET(dart_accumulate(bad[b], vals, 1, DART_TYPE_LONG, DART_OP_SUM),
-            DART_ERR_INVAL);
-      S_RET(dart_accumulate_blocking_local(bad[b], vals, 1, DART_TYPE_LONG,
-                                           DART_OP_MAX), DART_ERR_INVAL);
-      S_RET(dart_fetch_and_op(bad[b], vals, res, DART_TYPE_LONG,
-                              DART_OP_NO_OP), DART_ERR_INVAL);
-      S_RET(dart_compare_and_swap(bad[b], vals, vals, res, DART_TYPE_LONG),
-            DART_ERR_INVAL);
+      ASSERT_RET(dart_accumulate(bad[b], vals, 1, DART_TYPE_LONG, DART_OP_SUM),
+                 DART_ERR_INVAL);
+      ASSERT_RET(dart_accumulate_blocking_local(bad[b], vals, 1, DART_TYPE_LONG,
+                                                DART_OP_MAX), DART_ERR_INVAL);
+      ASSERT_RET(dart_fetch_and_op(bad[b], vals, res, DART_TYPE_LONG,
+                                   DART_OP_NO_OP), DART_ERR_INVAL);
+      ASSERT_RET(dart_compare_and_swap(bad[b], vals, vals, res, DART_TYPE_LONG),
+                 DART_ERR_INVAL);
     }
     /* Several elements whose last one runs past the end. */
-    S_RET(dart_accumulate(gptr_at(seg, t, tbytes - 2 * sizeof(long)), vals, 3,
-                          DART_TYPE_LONG, DART_OP_SUM), DART_ERR_INVAL);
-    S_RET(dart_accumulate_blocking_local(gptr_at(seg, t, 0), vals, 9 + (size_t)t,
-                                         DART_TYPE_LONG, DART_OP_BOR),
-          DART_ERR_INVAL);
-    check_poison(__LINE__, res, 0, sizeof res);
+    ASSERT_RET(dart_accumulate(gptr_at(seg, t, tbytes - 2 * sizeof(long)), vals, 3,
+                               DART_TYPE_LONG, DART_OP_SUM), DART_ERR_INVAL);
+    ASSERT_RET(dart_accumulate_blocking_local(gptr_at(seg, t, 0), vals, 9 + (size_t)t,
+                                              DART_TYPE_LONG, DART_OP_BOR),
+               DART_ERR_INVAL);
+    ASSERT_POISON(res, 0, sizeof res);
   }
   restore_log(saved);
-  S_OK(dart_flush_all(seg));
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_flush_all(seg));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   STAGE("atomics: target untouched by bad input");
-  check_poison(__LINE__, mine, 0, (8 + (size_t)me) * sizeof(long));
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_POISON(mine, 0, (8 + (size_t)me) * sizeof(long));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 
   /* Correct calls still work, up to the last element of a portion. */
   STAGE("atomics: correct calls after bad input");
@@ -914,23 +916,23 @@ static void test_errors(void)
   for (size_t i = 0; i < nl; ++i) {
     ((long *)mine)[i] = 0;
   }
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   int next = (me + 1) % n;
   size_t next_n = 8 + (size_t)next;
   long add[2] = { me + 1, 10 * (me + 1) };
-  S_OK(dart_accumulate(gptr_at(seg, next, (next_n - 2) * sizeof(long)), add, 2,
-                       DART_TYPE_LONG, DART_OP_SUM));
-  S_OK(dart_flush(gptr_at(seg, next, 0)));
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_accumulate(gptr_at(seg, next, (next_n - 2) * sizeof(long)), add, 2,
+                            DART_TYPE_LONG, DART_OP_SUM));
+  ASSERT_OK(dart_flush(gptr_at(seg, next, 0)));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   int prev = (me + n - 1) % n;
-  TEST_EQ(((long *)mine)[nl - 2], prev + 1);
-  TEST_EQ(((long *)mine)[nl - 1], 10 * (prev + 1));
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_EQ(((long *)mine)[nl - 2], prev + 1);
+  ASSERT_EQ(((long *)mine)[nl - 1], 10 * (prev + 1));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 
-  TEST_OK(dart_op_destroy(&user_op));
-  TEST_OK(dart_type_destroy(&custom));
-  TEST_OK(dart_type_destroy(&strided));
-  S_OK(dart_team_memfree(seg));
+  ASSERT_OK(dart_op_destroy(&user_op));
+  ASSERT_OK(dart_type_destroy(&custom));
+  ASSERT_OK(dart_type_destroy(&strided));
+  ASSERT_OK(dart_team_memfree(seg));
 }
 
 /* Sub-team: its segment, team-relative ids, a few ops and the counters. */
@@ -941,23 +943,23 @@ static void test_subteam(void)
   }
   dart_team_unit_t tme;
   size_t tsz;
-  TEST_OK(dart_team_myid(sub, &tme));
-  TEST_OK(dart_team_size(sub, &tsz));
+  ASSERT_OK(dart_team_myid(sub, &tme));
+  ASSERT_OK(dart_team_size(sub, &tsz));
   STAGE("sub-team: accumulate onto team unit 0");
   dart_gptr_t seg;
-  S_OK(dart_team_memalloc_aligned(sub, 2, DART_TYPE_ULONG, &seg));
+  ASSERT_OK(dart_team_memalloc_aligned(sub, 2, DART_TYPE_ULONG, &seg));
   unsigned long *mine = (unsigned long *)local_base(seg, tme.id);
   mine[0] = 0;
   mine[1] = 0;
-  S_OK(dart_barrier(sub));
+  ASSERT_OK(dart_barrier(sub));
   unsigned long mybit = 1UL << me; /* global id: no team/global mix-up */
-  S_OK(dart_accumulate(gptr_at(seg, 0, 0), &mybit, 1, DART_TYPE_ULONG,
-                       DART_OP_BOR));
+  ASSERT_OK(dart_accumulate(gptr_at(seg, 0, 0), &mybit, 1, DART_TYPE_ULONG,
+                            DART_OP_BOR));
   unsigned long big = (1UL << 63) + (unsigned long)me;
-  S_OK(dart_accumulate(gptr_at(seg, (int)tsz - 1, sizeof(unsigned long)), &big,
-                       1, DART_TYPE_ULONG, DART_OP_MAX));
-  S_OK(dart_flush_all(seg));
-  S_OK(dart_barrier(sub));
+  ASSERT_OK(dart_accumulate(gptr_at(seg, (int)tsz - 1, sizeof(unsigned long)), &big,
+                            1, DART_TYPE_ULONG, DART_OP_MAX));
+  ASSERT_OK(dart_flush_all(seg));
+  ASSERT_OK(dart_barrier(sub));
   unsigned long expect_bits = 0, expect_max = 0;
   for (int u = 0; u < n; ++u) {
     if (test_subteam_member(u, n)) {
@@ -966,37 +968,48 @@ static void test_subteam(void)
     }
   }
   if (tme.id == 0) {
-    TEST_EQ(mine[0], expect_bits);
+    ASSERT_EQ(mine[0], expect_bits);
   }
   if (tme.id == (int)tsz - 1) {
-    TEST_ASSERT(mine[1] == expect_max);
+    ASSERT(mine[1] == expect_max);
   }
-  S_OK(dart_barrier(sub));
-  S_OK(dart_team_memfree(seg));
+  ASSERT_OK(dart_barrier(sub));
+  ASSERT_OK(dart_team_memfree(seg));
   test_counters(sub, tme.id, (int)tsz, "sub-team", 60, 30);
 }
 
-int main(int argc, char **argv)
+static void setup(int *argc, char ***argv)
 {
-  test_start(&argc, &argv, &me, &n);
-  TEST_ASSERT(n <= 16);
-
+  test_start(argc, argv, &me, &n);
+  ASSERT(n <= 16);
   sub = test_subteam_create(n);
+}
 
-  test_all_pairs();
+static void teardown(void)
+{
+  if (sub != DART_TEAM_NULL) {
+    ASSERT_OK(dart_team_destroy(&sub));
+  }
+  test_dart_teardown();
+}
+
+static void counters_all(void)
+{
   test_counters(DART_TEAM_ALL, me, n, "DART_TEAM_ALL", n <= 2 ? 500 : 120,
                 n <= 2 ? 100 : 40);
-  test_cas_types();
-  test_long_double();
-  test_local_pool();
-  test_subteam();
-  test_errors();
+}
 
-  if (sub != DART_TEAM_NULL) {
-    TEST_OK(dart_team_destroy(&sub));
-  }
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
-  test_report_pass("test_atomics");
-  TEST_OK(dart_exit());
-  return 0;
+static const struct test_case cases[] = {
+  { "all_pairs", test_all_pairs },
+  { "counters", counters_all },
+  { "cas_types", test_cas_types },
+  { "long_double", test_long_double },
+  { "local_pool", test_local_pool },
+  { "subteam", test_subteam },
+  { "errors", test_errors },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup, teardown);
 }

@@ -22,7 +22,7 @@
  * that starts one byte past a 64-byte boundary: alignment is that of the
  * target's address, not of the offset, on the MPI path too, whichever
  * window exposes the portion. */
-#include "test_assert.h"
+#include "test.h"
 #include "test_nodes.h"
 #include "test_values.h"
 
@@ -85,8 +85,8 @@ static void fill_region(int target, unsigned char *expect)
   for (size_t k = 0; k < REGION; ++k) {
     expect[k] = guard_byte(me, target, k);
   }
-  TEST_OK(dart_put_blocking(region_at(target, 0), expect, REGION,
-                            DART_TYPE_BYTE, DART_TYPE_BYTE));
+  ASSERT_OK(dart_put_blocking(region_at(target, 0), expect, REGION,
+                              DART_TYPE_BYTE, DART_TYPE_BYTE));
 }
 
 static void check_region(int target, const unsigned char *expect,
@@ -94,15 +94,15 @@ static void check_region(int target, const unsigned char *expect,
 {
   unsigned char got[REGION];
   dart_gptr_t g = region_at(target, 0);
-  TEST_OK(dart_flush(g));
-  TEST_OK(dart_get_blocking(got, g, REGION, DART_TYPE_BYTE, DART_TYPE_BYTE));
+  ASSERT_OK(dart_flush(g));
+  ASSERT_OK(dart_get_blocking(got, g, REGION, DART_TYPE_BYTE, DART_TYPE_BYTE));
   for (size_t k = 0; k < REGION; ++k) {
     if (got[k] != expect[k]) {
       fprintf(stderr, "unit %d: target %d, %s at offset %zu: byte %zu is "
               "%#x, expected %#x\n", me, target, basic_name(t), o, k,
               got[k], expect[k]);
     }
-    TEST_EQ(got[k], expect[k]);
+    ASSERT_EQ(got[k], expect[k]);
   }
   ++checks;
 }
@@ -110,7 +110,7 @@ static void check_region(int target, const unsigned char *expect,
 static void check_fetched(const unsigned char *result,
                           const unsigned char *expect, dart_datatype_t t)
 {
-  TEST_EQ(memcmp(result, expect, value_bytes(t)), 0);
+  ASSERT_EQ(memcmp(result, expect, value_bytes(t)), 0);
 }
 
 /* Every entry on a misaligned element: DART_ERR_INVAL, results as they
@@ -125,28 +125,28 @@ static void misaligned(int target, dart_datatype_t t, size_t o)
   dart_gptr_t g = region_at(target, o);
   dart_operation_t op = integral(t) ? DART_OP_BXOR : DART_OP_REPLACE;
 
-  TEST_RET(dart_accumulate(g, v, 1, t, op), DART_ERR_INVAL);
-  TEST_RET(dart_accumulate(g, v, 1, t, DART_OP_REPLACE), DART_ERR_INVAL);
+  ASSERT_RET(dart_accumulate(g, v, 1, t, op), DART_ERR_INVAL);
+  ASSERT_RET(dart_accumulate(g, v, 1, t, DART_OP_REPLACE), DART_ERR_INVAL);
   if (o + 2 * s <= REGION) {
     unsigned char two[64];
     memcpy(two, v, s);
     memcpy(two + s, v, s);
-    TEST_RET(dart_accumulate(g, two, 2, t, op), DART_ERR_INVAL);
-    TEST_RET(dart_accumulate_blocking_local(g, two, 2, t, op),
-             DART_ERR_INVAL);
+    ASSERT_RET(dart_accumulate(g, two, 2, t, op), DART_ERR_INVAL);
+    ASSERT_RET(dart_accumulate_blocking_local(g, two, 2, t, op),
+               DART_ERR_INVAL);
   }
-  TEST_RET(dart_accumulate_blocking_local(g, v, 1, t, op), DART_ERR_INVAL);
+  ASSERT_RET(dart_accumulate_blocking_local(g, v, 1, t, op), DART_ERR_INVAL);
   const dart_operation_t fops[] = { DART_OP_NO_OP, DART_OP_REPLACE, op };
   for (size_t i = 0; i < sizeof fops / sizeof *fops; ++i) {
     memcpy(r, sentinel, sizeof r);
-    TEST_RET(dart_fetch_and_op(g, v, r, t, fops[i]), DART_ERR_INVAL);
-    TEST_EQ(memcmp(r, sentinel, sizeof r), 0);
+    ASSERT_RET(dart_fetch_and_op(g, v, r, t, fops[i]), DART_ERR_INVAL);
+    ASSERT_EQ(memcmp(r, sentinel, sizeof r), 0);
   }
   if (integral(t)) {
     memcpy(cmp, expect + o, s); /* would succeed if it ran */
     memcpy(r, sentinel, sizeof r);
-    TEST_RET(dart_compare_and_swap(g, v, cmp, r, t), DART_ERR_INVAL);
-    TEST_EQ(memcmp(r, sentinel, sizeof r), 0);
+    ASSERT_RET(dart_compare_and_swap(g, v, cmp, r, t), DART_ERR_INVAL);
+    ASSERT_EQ(memcmp(r, sentinel, sizeof r), 0);
   }
   check_region(target, expect, t, o);
 }
@@ -161,18 +161,18 @@ static void aligned(int target, dart_datatype_t t, size_t o)
   unsigned char *e = expect + o;
 
   /* fetch-and-op: an atomic read, a swap, an XOR of integers */
-  TEST_OK(dart_fetch_and_op(g, e, r, t, DART_OP_NO_OP));
-  TEST_OK(dart_flush(g));
+  ASSERT_OK(dart_fetch_and_op(g, e, r, t, DART_OP_NO_OP));
+  ASSERT_OK(dart_flush(g));
   check_fetched(r, e, t);
   make_value(v, e, t, (int)o + 1);
-  TEST_OK(dart_fetch_and_op(g, v, r, t, DART_OP_REPLACE));
-  TEST_OK(dart_flush(g));
+  ASSERT_OK(dart_fetch_and_op(g, v, r, t, DART_OP_REPLACE));
+  ASSERT_OK(dart_flush(g));
   check_fetched(r, e, t);
   memcpy(e, v, s);
   if (integral(t)) {
     make_value(v, e, t, (int)o + 2);
-    TEST_OK(dart_fetch_and_op(g, v, r, t, DART_OP_BXOR));
-    TEST_OK(dart_flush(g));
+    ASSERT_OK(dart_fetch_and_op(g, v, r, t, DART_OP_BXOR));
+    ASSERT_OK(dart_flush(g));
     check_fetched(r, e, t);
     for (size_t k = 0; k < s; ++k) {
       e[k] ^= v[k];
@@ -182,23 +182,23 @@ static void aligned(int target, dart_datatype_t t, size_t o)
 
   /* accumulate: one element, then two */
   make_value(v, e, t, (int)o + 3);
-  TEST_OK(dart_accumulate(g, v, 1, t, DART_OP_REPLACE));
+  ASSERT_OK(dart_accumulate(g, v, 1, t, DART_OP_REPLACE));
   memcpy(e, v, s);
   if (integral(t)) {
     make_value(v, e, t, (int)o + 4);
-    TEST_OK(dart_accumulate_blocking_local(g, v, 1, t, DART_OP_BXOR));
+    ASSERT_OK(dart_accumulate_blocking_local(g, v, 1, t, DART_OP_BXOR));
     for (size_t k = 0; k < s; ++k) {
       e[k] ^= v[k];
     }
   }
-  TEST_OK(dart_flush(g));
+  ASSERT_OK(dart_flush(g));
   check_region(target, expect, t, o);
   if (o + 2 * s <= REGION) {
     unsigned char two[64];
     make_value(two, e, t, (int)o + 5);
     make_value(two + s, e + s, t, (int)o + 6);
-    TEST_OK(dart_accumulate(g, two, 2, t, DART_OP_REPLACE));
-    TEST_OK(dart_flush(g));
+    ASSERT_OK(dart_accumulate(g, two, 2, t, DART_OP_REPLACE));
+    ASSERT_OK(dart_flush(g));
     memcpy(e, two, 2 * s);
     check_region(target, expect, t, o);
   }
@@ -209,13 +209,13 @@ static void aligned(int target, dart_datatype_t t, size_t o)
     memcpy(cmp, e, s);
     cmp[0] ^= 0x01;
     make_value(v, e, t, (int)o + 7);
-    TEST_OK(dart_compare_and_swap(g, v, cmp, r, t));
-    TEST_OK(dart_flush(g));
+    ASSERT_OK(dart_compare_and_swap(g, v, cmp, r, t));
+    ASSERT_OK(dart_flush(g));
     check_fetched(r, e, t);
     check_region(target, expect, t, o);
     memcpy(cmp, e, s);
-    TEST_OK(dart_compare_and_swap(g, v, cmp, r, t));
-    TEST_OK(dart_flush(g));
+    ASSERT_OK(dart_compare_and_swap(g, v, cmp, r, t));
+    ASSERT_OK(dart_flush(g));
     check_fetched(r, e, t);
     memcpy(e, v, s);
     check_region(target, expect, t, o);
@@ -249,15 +249,15 @@ static void tail_of_portion(bool via_mpi)
 {
   enum { TAIL = 7 };
   dart_gptr_t tail;
-  TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, TAIL, DART_TYPE_BYTE,
-                                     &tail));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, TAIL, DART_TYPE_BYTE,
+                                       &tail));
   int target = (me + 1) % n; /* written by its predecessor only */
   unsigned char expect[TAIL], got[TAIL];
   for (int k = 0; k < TAIL; ++k) {
     expect[k] = (unsigned char)(0xf0 + k);
   }
-  TEST_OK(dart_put_blocking(gptr_at(tail, target, 0), expect, TAIL,
-                            DART_TYPE_BYTE, DART_TYPE_BYTE));
+  ASSERT_OK(dart_put_blocking(gptr_at(tail, target, 0), expect, TAIL,
+                              DART_TYPE_BYTE, DART_TYPE_BYTE));
   const dart_datatype_t narrow[] = { DART_TYPE_BYTE, DART_TYPE_SHORT };
   for (int ti = 0; ti < 2; ++ti) {
     dart_datatype_t t = narrow[ti];
@@ -276,22 +276,22 @@ static void tail_of_portion(bool via_mpi)
       unsigned char cmp[2], r[2] = { 0xee, 0xee };
       memcpy(cmp, expect + o, s);
       dart_ret_t ret = dart_compare_and_swap(g, v, cmp, r, t);
-      TEST_EQ(ret, refused ? DART_ERR_OTHER : DART_OK);
-      TEST_OK(dart_flush(g));
+      ASSERT_EQ(ret, refused ? DART_ERR_OTHER : DART_OK);
+      ASSERT_OK(dart_flush(g));
       if (!refused) {
-        TEST_EQ(memcmp(r, expect + o, s), 0);
+        ASSERT_EQ(memcmp(r, expect + o, s), 0);
         memcpy(expect + o, v, s);
       } else {
-        TEST_EQ(r[0], 0xee);
+        ASSERT_EQ(r[0], 0xee);
       }
-      TEST_OK(dart_get_blocking(got, gptr_at(tail, target, 0), TAIL,
-                                DART_TYPE_BYTE, DART_TYPE_BYTE));
-      TEST_EQ(memcmp(got, expect, TAIL), 0);
+      ASSERT_OK(dart_get_blocking(got, gptr_at(tail, target, 0), TAIL,
+                                  DART_TYPE_BYTE, DART_TYPE_BYTE));
+      ASSERT_EQ(memcmp(got, expect, TAIL), 0);
       ++checks;
     }
   }
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
-  TEST_OK(dart_team_memfree(tail));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_memfree(tail));
 }
 
 /* A portion registered at an odd address (64-byte boundary + 1), reached
@@ -311,15 +311,15 @@ static void registered_odd_start(void)
   unsigned char expect[BYTES], got[BYTES];
   memcpy(expect, portion, BYTES); /* every unit's portion alike */
   dart_gptr_t reg;
-  TEST_OK(dart_team_memregister(DART_TEAM_ALL, BYTES, DART_TYPE_BYTE,
-                                portion, &reg));
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, BYTES, DART_TYPE_BYTE,
+                                  portion, &reg));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   int target = (me + 1) % n; /* written by its predecessor only */
   long add = 5, old = -1;
   for (uint64_t o = 0; o <= 8; o += 8) {
-    TEST_RET(dart_fetch_and_op(gptr_at(reg, target, o), &add, &old,
-                               DART_TYPE_LONG, DART_OP_SUM), DART_ERR_INVAL);
-    TEST_EQ(old, -1);
+    ASSERT_RET(dart_fetch_and_op(gptr_at(reg, target, o), &add, &old,
+                                 DART_TYPE_LONG, DART_OP_SUM), DART_ERR_INVAL);
+    ASSERT_EQ(old, -1);
   }
   for (uint64_t o = 0; o <= 3; ++o) {
     bool refused = target != me && o < 3;
@@ -329,28 +329,27 @@ static void registered_odd_start(void)
     unsigned char v = (unsigned char)(0xa0 + o), cmp = expect[o], r = 0xee;
     dart_ret_t ret = dart_compare_and_swap(gptr_at(reg, target, o), &v, &cmp,
                                            &r, DART_TYPE_BYTE);
-    TEST_EQ(ret, refused ? DART_ERR_OTHER : DART_OK);
-    TEST_OK(dart_flush(reg));
-    TEST_EQ(r, refused ? 0xee : cmp);
+    ASSERT_EQ(ret, refused ? DART_ERR_OTHER : DART_OK);
+    ASSERT_OK(dart_flush(reg));
+    ASSERT_EQ(r, refused ? 0xee : cmp);
     if (!refused) {
       expect[o] = v;
     }
   }
-  TEST_OK(dart_get_blocking(got, gptr_at(reg, target, 0), BYTES,
-                            DART_TYPE_BYTE, DART_TYPE_BYTE));
-  TEST_EQ(memcmp(got, expect, BYTES), 0);
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
-  TEST_OK(dart_team_memderegister(reg));
+  ASSERT_OK(dart_get_blocking(got, gptr_at(reg, target, 0), BYTES,
+                              DART_TYPE_BYTE, DART_TYPE_BYTE));
+  ASSERT_EQ(memcmp(got, expect, BYTES), 0);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_memderegister(reg));
   ++checks;
 }
 
-int main(int argc, char **argv)
+static void every_offset(void)
 {
-  test_start(&argc, &argv, &me, &n);
   bool via_mpi = mpi_path();
-  TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, (size_t)n * REGION,
-                                     DART_TYPE_BYTE, &seg));
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, (size_t)n * REGION,
+                                       DART_TYPE_BYTE, &seg));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   for (int step = 1; step <= n; ++step) {
     int target = (me + step) % n; /* the next unit first */
     for (int ti = 0; ti < TEST_NBASIC; ++ti) {
@@ -366,15 +365,27 @@ int main(int argc, char **argv)
       }
     }
   }
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   tail_of_portion(via_mpi);
   registered_odd_start();
-  TEST_OK(dart_team_memfree(seg));
+  ASSERT_OK(dart_team_memfree(seg));
   if (me == 0) {
     printf("test_atomics_align: %s path, %ld region checks on unit 0\n",
            via_mpi ? "MPI" : "CPU", checks);
   }
-  test_report_pass("test_atomics_align");
-  TEST_OK(dart_exit());
-  return 0;
+}
+
+static const struct test_case cases[] = {
+  { "every_offset", every_offset },
+};
+
+static void setup(int *argc, char ***argv)
+{
+  test_start(argc, argv, &me, &n);
+}
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup,
+                       test_dart_teardown);
 }

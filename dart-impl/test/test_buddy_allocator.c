@@ -3,7 +3,7 @@
  * must be rejected without changing anything, a randomized run against a
  * shadow model, and a 1 GiB pool that must be cheap to create and use. */
 #include "base/buddy_allocator.h"
-#include "plain_check.h"
+#include "test.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -55,20 +55,20 @@ static int test_capacity_rounding(void)
     {1024, 1024}, {1025, 1024}, {((size_t)1 << 20) + 5, (size_t)1 << 20},
     {((size_t)3 << 20), (size_t)2 << 20},
   };
-  CHECK(buddy_create(0) == NULL);
-  CHECK(buddy_create(1) == NULL);
-  CHECK(buddy_create(15) == NULL);
+  ASSERT(buddy_create(0) == NULL);
+  ASSERT(buddy_create(1) == NULL);
+  ASSERT(buddy_create(15) == NULL);
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     struct buddy_allocator *b = buddy_create(cases[c].asked);
-    CHECK(b != NULL);
-    CHECK(buddy_capacity(b) == cases[c].got);
+    ASSERT(b != NULL);
+    ASSERT(buddy_capacity(b) == cases[c].got);
     size_t off = 99;
-    CHECK(buddy_alloc(b, cases[c].got + 1, &off) == -1);
-    CHECK(off == 99);
-    CHECK(buddy_alloc(b, cases[c].got, &off) == 0 && off == 0);
-    CHECK(buddy_block_size(b, 0) == cases[c].got);
-    CHECK(buddy_alloc(b, 1, &off) == -1);
-    CHECK(buddy_free(b, 0) == 0);
+    ASSERT(buddy_alloc(b, cases[c].got + 1, &off) == -1);
+    ASSERT(off == 99);
+    ASSERT(buddy_alloc(b, cases[c].got, &off) == 0 && off == 0);
+    ASSERT(buddy_block_size(b, 0) == cases[c].got);
+    ASSERT(buddy_alloc(b, 1, &off) == -1);
+    ASSERT(buddy_free(b, 0) == 0);
     buddy_destroy(b);
   }
   buddy_destroy(NULL);
@@ -76,20 +76,20 @@ static int test_capacity_rounding(void)
   /* The smallest pool is one block of 16. */
   struct buddy_allocator *b = buddy_create(16);
   size_t off;
-  CHECK(buddy_alloc(b, 17, &off) == -1);
-  CHECK(buddy_alloc(b, 0, &off) == 0 && off == 0);
-  CHECK(buddy_block_size(b, 0) == 16);
-  CHECK(buddy_alloc(b, 0, &off) == -1);
-  CHECK(buddy_free(b, 0) == 0);
-  CHECK(buddy_free(b, 0) == -1);
-  CHECK(buddy_alloc(b, 16, &off) == 0 && off == 0);
+  ASSERT(buddy_alloc(b, 17, &off) == -1);
+  ASSERT(buddy_alloc(b, 0, &off) == 0 && off == 0);
+  ASSERT(buddy_block_size(b, 0) == 16);
+  ASSERT(buddy_alloc(b, 0, &off) == -1);
+  ASSERT(buddy_free(b, 0) == 0);
+  ASSERT(buddy_free(b, 0) == -1);
+  ASSERT(buddy_alloc(b, 16, &off) == 0 && off == 0);
   buddy_destroy(b);
 
   /* 1000 bytes asked: 512 managed, so a 1000-byte block does not fit. */
   b = buddy_create(1000);
-  CHECK(buddy_alloc(b, 1000, &off) == -1);
-  CHECK(buddy_alloc(b, 513, &off) == -1);
-  CHECK(buddy_alloc(b, 512, &off) == 0 && off == 0);
+  ASSERT(buddy_alloc(b, 1000, &off) == -1);
+  ASSERT(buddy_alloc(b, 513, &off) == -1);
+  ASSERT(buddy_alloc(b, 512, &off) == 0 && off == 0);
   buddy_destroy(b);
   return 0;
 }
@@ -101,60 +101,60 @@ static int test_sizes_and_alignment(void)
   static const size_t sizes[] = {16, 16, 16, 16, 32, 1024, CAP};
   enum { N = sizeof requests / sizeof requests[0] };
   struct buddy_allocator *b = buddy_create(CAP);
-  CHECK(b != NULL && buddy_capacity(b) == CAP);
+  ASSERT(b != NULL && buddy_capacity(b) == CAP);
 
   /* One at a time, each on the empty pool. */
   for (size_t r = 0; r < N; ++r) {
     size_t off = SIZE_MAX;
-    CHECK(buddy_alloc(b, requests[r], &off) == 0);
-    CHECK(expected_size(requests[r]) == sizes[r]);
-    CHECK(buddy_block_size(b, off) == sizes[r]);
-    CHECK(off % sizes[r] == 0 && off + sizes[r] <= CAP);
-    CHECK(buddy_free(b, off) == 0);
-    CHECK(buddy_block_size(b, off) == 0);
+    ASSERT(buddy_alloc(b, requests[r], &off) == 0);
+    ASSERT(expected_size(requests[r]) == sizes[r]);
+    ASSERT(buddy_block_size(b, off) == sizes[r]);
+    ASSERT(off % sizes[r] == 0 && off + sizes[r] <= CAP);
+    ASSERT(buddy_free(b, off) == 0);
+    ASSERT(buddy_block_size(b, off) == 0);
   }
   /* Too large, and too large to round up at all. */
   size_t off = 7;
-  CHECK(buddy_alloc(b, CAP + 1, &off) == -1);
-  CHECK(buddy_alloc(b, 2 * CAP, &off) == -1);
-  CHECK(buddy_alloc(b, SIZE_MAX / 2 + 2, &off) == -1);
-  CHECK(buddy_alloc(b, SIZE_MAX, &off) == -1);
-  CHECK(off == 7);
+  ASSERT(buddy_alloc(b, CAP + 1, &off) == -1);
+  ASSERT(buddy_alloc(b, 2 * CAP, &off) == -1);
+  ASSERT(buddy_alloc(b, SIZE_MAX / 2 + 2, &off) == -1);
+  ASSERT(buddy_alloc(b, SIZE_MAX, &off) == -1);
+  ASSERT(off == 7);
 
   /* All but the whole-pool request together: disjoint, each aligned. */
   size_t offs[N - 1];
   for (size_t r = 0; r + 1 < N; ++r) {
-    CHECK(buddy_alloc(b, requests[r], &offs[r]) == 0);
-    CHECK(buddy_block_size(b, offs[r]) == sizes[r]);
-    CHECK(offs[r] % sizes[r] == 0 && offs[r] + sizes[r] <= CAP);
+    ASSERT(buddy_alloc(b, requests[r], &offs[r]) == 0);
+    ASSERT(buddy_block_size(b, offs[r]) == sizes[r]);
+    ASSERT(offs[r] % sizes[r] == 0 && offs[r] + sizes[r] <= CAP);
     for (size_t q = 0; q < r; ++q) {
-      CHECK(offs[r] + sizes[r] <= offs[q] || offs[q] + sizes[q] <= offs[r]);
+      ASSERT(offs[r] + sizes[r] <= offs[q] || offs[q] + sizes[q] <= offs[r]);
     }
   }
-  CHECK(buddy_alloc(b, CAP, &off) == -1);
+  ASSERT(buddy_alloc(b, CAP, &off) == -1);
   /* Smallest fit packs the 1120 live bytes into one half: the other
    * stays whole; after taking it, nothing over a quarter fits. */
   size_t half;
-  CHECK(buddy_alloc(b, CAP / 2, &half) == 0 && half % (CAP / 2) == 0);
-  CHECK(buddy_alloc(b, CAP / 4 + 1, &off) == -1);
-  CHECK(buddy_free(b, half) == 0);
+  ASSERT(buddy_alloc(b, CAP / 2, &half) == 0 && half % (CAP / 2) == 0);
+  ASSERT(buddy_alloc(b, CAP / 4 + 1, &off) == -1);
+  ASSERT(buddy_free(b, half) == 0);
   for (size_t r = 0; r + 1 < N; ++r) {
-    CHECK(buddy_free(b, offs[r]) == 0);
+    ASSERT(buddy_free(b, offs[r]) == 0);
   }
-  CHECK(buddy_alloc(b, CAP, &off) == 0 && off == 0);
-  CHECK(buddy_free(b, 0) == 0);
+  ASSERT(buddy_alloc(b, CAP, &off) == 0 && off == 0);
+  ASSERT(buddy_free(b, 0) == 0);
 
   /* Smallest fit: the second 16-byte block is the first one's buddy,
    * taken from the free block the first split left, not split anew. */
   size_t x, y;
-  CHECK(buddy_alloc(b, 16, &x) == 0);
-  CHECK(buddy_alloc(b, 16, &y) == 0);
-  CHECK(y == (x ^ 16));
+  ASSERT(buddy_alloc(b, 16, &x) == 0);
+  ASSERT(buddy_alloc(b, 16, &y) == 0);
+  ASSERT(y == (x ^ 16));
   size_t z;
-  CHECK(buddy_alloc(b, 32, &z) == 0);
-  CHECK(z == ((x & ~(size_t)31) ^ 32));
-  CHECK(buddy_free(b, x) == 0 && buddy_free(b, y) == 0 && buddy_free(b, z) == 0);
-  CHECK(buddy_alloc(b, CAP, &off) == 0 && off == 0);
+  ASSERT(buddy_alloc(b, 32, &z) == 0);
+  ASSERT(z == ((x & ~(size_t)31) ^ 32));
+  ASSERT(buddy_free(b, x) == 0 && buddy_free(b, y) == 0 && buddy_free(b, z) == 0);
+  ASSERT(buddy_alloc(b, CAP, &off) == 0 && off == 0);
   buddy_destroy(b);
   return 0;
 }
@@ -165,59 +165,59 @@ static int test_exhaustion(void)
   struct buddy_allocator *b = buddy_create(CAP);
   size_t *offs = malloc(BLOCKS * sizeof *offs);
   unsigned char *used = calloc(BLOCKS, 1);
-  CHECK(b != NULL && offs != NULL && used != NULL);
+  ASSERT(b != NULL && offs != NULL && used != NULL);
   for (size_t n = 0; n < BLOCKS; ++n) {
-    CHECK(buddy_alloc(b, 16, &offs[n]) == 0);
-    CHECK(offs[n] % 16 == 0 && offs[n] < CAP);
-    CHECK(!used[offs[n] / 16]); /* distinct; size 16 so no overlap */
+    ASSERT(buddy_alloc(b, 16, &offs[n]) == 0);
+    ASSERT(offs[n] % 16 == 0 && offs[n] < CAP);
+    ASSERT(!used[offs[n] / 16]); /* distinct; size 16 so no overlap */
     used[offs[n] / 16] = 1;
-    CHECK(buddy_block_size(b, offs[n]) == 16);
+    ASSERT(buddy_block_size(b, offs[n]) == 16);
   }
   size_t off = 5;
-  CHECK(buddy_alloc(b, 16, &off) == -1);
-  CHECK(buddy_alloc(b, 0, &off) == -1);
-  CHECK(buddy_alloc(b, CAP, &off) == -1);
-  CHECK(off == 5);
+  ASSERT(buddy_alloc(b, 16, &off) == -1);
+  ASSERT(buddy_alloc(b, 0, &off) == -1);
+  ASSERT(buddy_alloc(b, CAP, &off) == -1);
+  ASSERT(off == 5);
 
   /* Free every other block: 2048 free blocks, none mergeable. */
   size_t kept = 0;
   for (size_t n = 0; n < BLOCKS; ++n) {
     if (offs[n] / 16 % 2 == 0) {
-      CHECK(buddy_free(b, offs[n]) == 0);
-      CHECK(buddy_free(b, offs[n]) == -1);
+      ASSERT(buddy_free(b, offs[n]) == 0);
+      ASSERT(buddy_free(b, offs[n]) == -1);
     } else {
       offs[kept++] = offs[n];
     }
   }
-  CHECK(kept == BLOCKS / 2);
-  CHECK(buddy_alloc(b, 17, &off) == -1);
-  CHECK(buddy_alloc(b, 16, &off) == 0 && off / 16 % 2 == 0);
-  CHECK(buddy_free(b, off) == 0);
+  ASSERT(kept == BLOCKS / 2);
+  ASSERT(buddy_alloc(b, 17, &off) == -1);
+  ASSERT(buddy_alloc(b, 16, &off) == 0 && off / 16 % 2 == 0);
+  ASSERT(buddy_free(b, off) == 0);
 
   /* The rest in random order; everything merges back into one block. */
   shuffle(offs, kept);
   for (size_t n = 0; n < kept; ++n) {
-    CHECK(buddy_free(b, offs[n]) == 0);
-    CHECK(buddy_free(b, offs[n]) == -1);
-    CHECK(buddy_block_size(b, offs[n]) == 0);
+    ASSERT(buddy_free(b, offs[n]) == 0);
+    ASSERT(buddy_free(b, offs[n]) == -1);
+    ASSERT(buddy_block_size(b, offs[n]) == 0);
   }
-  CHECK(buddy_alloc(b, CAP, &off) == 0 && off == 0);
-  CHECK(buddy_block_size(b, 0) == CAP);
-  CHECK(buddy_free(b, 0) == 0);
+  ASSERT(buddy_alloc(b, CAP, &off) == 0 && off == 0);
+  ASSERT(buddy_block_size(b, 0) == CAP);
+  ASSERT(buddy_free(b, 0) == 0);
 
   /* Once more with whole-capacity exhaustion by mixed sizes. */
   size_t big, mid, small[4];
-  CHECK(buddy_alloc(b, CAP / 2, &big) == 0);
-  CHECK(buddy_alloc(b, CAP / 4, &mid) == 0);
+  ASSERT(buddy_alloc(b, CAP / 2, &big) == 0);
+  ASSERT(buddy_alloc(b, CAP / 4, &mid) == 0);
   for (int s = 0; s < 4; ++s) {
-    CHECK(buddy_alloc(b, CAP / 16, &small[s]) == 0);
+    ASSERT(buddy_alloc(b, CAP / 16, &small[s]) == 0);
   }
-  CHECK(buddy_alloc(b, 1, &off) == -1);
-  CHECK(buddy_free(b, big) == 0 && buddy_free(b, mid) == 0);
+  ASSERT(buddy_alloc(b, 1, &off) == -1);
+  ASSERT(buddy_free(b, big) == 0 && buddy_free(b, mid) == 0);
   for (int s = 0; s < 4; ++s) {
-    CHECK(buddy_free(b, small[s]) == 0);
+    ASSERT(buddy_free(b, small[s]) == 0);
   }
-  CHECK(buddy_alloc(b, CAP, &off) == 0 && off == 0);
+  ASSERT(buddy_alloc(b, CAP, &off) == 0 && off == 0);
   free(used);
   free(offs);
   buddy_destroy(b);
@@ -229,64 +229,64 @@ static int test_rejected_frees(void)
   enum { CAP = 1024 };
   struct buddy_allocator *b = buddy_create(CAP);
   size_t off;
-  CHECK(b != NULL);
+  ASSERT(b != NULL);
   /* Nothing allocated yet: offset 0 starts the free root block. */
-  CHECK(buddy_free(b, 0) == -1);
-  CHECK(buddy_block_size(b, 0) == 0);
-  CHECK(buddy_free(b, 512) == -1);
+  ASSERT(buddy_free(b, 0) == -1);
+  ASSERT(buddy_block_size(b, 0) == 0);
+  ASSERT(buddy_free(b, 512) == -1);
 
   size_t a, s;
-  CHECK(buddy_alloc(b, 64, &a) == 0);
-  CHECK(buddy_alloc(b, 16, &s) == 0);
+  ASSERT(buddy_alloc(b, 64, &a) == 0);
+  ASSERT(buddy_alloc(b, 16, &s) == 0);
   /* Interior offsets of the 64-byte block, aligned or not. */
   for (size_t d = 1; d < 64; ++d) {
-    CHECK(buddy_free(b, a + d) == -1);
-    CHECK(buddy_block_size(b, a + d) == 0);
+    ASSERT(buddy_free(b, a + d) == -1);
+    ASSERT(buddy_block_size(b, a + d) == 0);
   }
   /* Out of range. */
-  CHECK(buddy_free(b, CAP) == -1);
-  CHECK(buddy_free(b, CAP + 16) == -1);
-  CHECK(buddy_free(b, 2 * CAP) == -1);
-  CHECK(buddy_free(b, SIZE_MAX) == -1);
-  CHECK(buddy_free(b, SIZE_MAX & ~(size_t)15) == -1);
-  CHECK(buddy_block_size(b, CAP) == 0);
-  CHECK(buddy_block_size(b, SIZE_MAX) == 0);
+  ASSERT(buddy_free(b, CAP) == -1);
+  ASSERT(buddy_free(b, CAP + 16) == -1);
+  ASSERT(buddy_free(b, 2 * CAP) == -1);
+  ASSERT(buddy_free(b, SIZE_MAX) == -1);
+  ASSERT(buddy_free(b, SIZE_MAX & ~(size_t)15) == -1);
+  ASSERT(buddy_block_size(b, CAP) == 0);
+  ASSERT(buddy_block_size(b, SIZE_MAX) == 0);
   /* The start of a free block that was never handed out. */
-  CHECK(buddy_free(b, s ^ 16) == -1);
+  ASSERT(buddy_free(b, s ^ 16) == -1);
   /* Nothing changed. */
-  CHECK(buddy_block_size(b, a) == 64);
-  CHECK(buddy_block_size(b, s) == 16);
-  CHECK(buddy_alloc(b, CAP, &off) == -1);
+  ASSERT(buddy_block_size(b, a) == 64);
+  ASSERT(buddy_block_size(b, s) == 16);
+  ASSERT(buddy_alloc(b, CAP, &off) == -1);
 
   /* Two buddies: double frees, then both starts merged away. */
   size_t t;
-  CHECK(buddy_alloc(b, 16, &t) == 0 && t == (s ^ 16));
-  CHECK(buddy_free(b, s) == 0);
-  CHECK(buddy_free(b, s) == -1);
-  CHECK(buddy_block_size(b, t) == 16);
-  CHECK(buddy_free(b, t) == 0); /* merges with s into a 32-byte block (or more) */
-  CHECK(buddy_free(b, t) == -1);
-  CHECK(buddy_free(b, s) == -1);
-  CHECK(buddy_block_size(b, s) == 0 && buddy_block_size(b, t) == 0);
+  ASSERT(buddy_alloc(b, 16, &t) == 0 && t == (s ^ 16));
+  ASSERT(buddy_free(b, s) == 0);
+  ASSERT(buddy_free(b, s) == -1);
+  ASSERT(buddy_block_size(b, t) == 16);
+  ASSERT(buddy_free(b, t) == 0); /* merges with s into a 32-byte block (or more) */
+  ASSERT(buddy_free(b, t) == -1);
+  ASSERT(buddy_free(b, s) == -1);
+  ASSERT(buddy_block_size(b, s) == 0 && buddy_block_size(b, t) == 0);
   /* The merged block is free again: one 32-byte request takes it whole. */
   size_t u;
-  CHECK(buddy_alloc(b, 32, &u) == 0 && u == (s & ~(size_t)31));
-  CHECK(buddy_free(b, u + 16) == -1);
-  CHECK(buddy_free(b, u) == 0);
+  ASSERT(buddy_alloc(b, 32, &u) == 0 && u == (s & ~(size_t)31));
+  ASSERT(buddy_free(b, u + 16) == -1);
+  ASSERT(buddy_free(b, u) == 0);
 
-  CHECK(buddy_free(b, a) == 0);
-  CHECK(buddy_free(b, a) == -1);
+  ASSERT(buddy_free(b, a) == 0);
+  ASSERT(buddy_free(b, a) == -1);
   /* Everything merged: no offset starts a live block any more. */
   for (size_t o = 0; o < CAP; o += 16) {
-    CHECK(buddy_free(b, o) == -1);
-    CHECK(buddy_block_size(b, o) == 0);
+    ASSERT(buddy_free(b, o) == -1);
+    ASSERT(buddy_block_size(b, o) == 0);
   }
-  CHECK(buddy_alloc(b, CAP, &off) == 0 && off == 0);
-  CHECK(buddy_block_size(b, 0) == CAP);
-  CHECK(buddy_free(b, CAP / 2) == -1); /* start of a merged-away half */
-  CHECK(buddy_free(b, 0) == 0);
-  CHECK(buddy_free(b, 0) == -1);
-  CHECK(buddy_alloc(b, CAP, &off) == 0 && off == 0);
+  ASSERT(buddy_alloc(b, CAP, &off) == 0 && off == 0);
+  ASSERT(buddy_block_size(b, 0) == CAP);
+  ASSERT(buddy_free(b, CAP / 2) == -1); /* start of a merged-away half */
+  ASSERT(buddy_free(b, 0) == 0);
+  ASSERT(buddy_free(b, 0) == -1);
+  ASSERT(buddy_alloc(b, CAP, &off) == 0 && off == 0);
   buddy_destroy(b);
   return 0;
 }
@@ -296,21 +296,21 @@ static int test_independent_allocators(void)
   struct buddy_allocator *p = buddy_create(256);
   struct buddy_allocator *q = buddy_create(512);
   size_t off, first;
-  CHECK(p != NULL && q != NULL);
-  CHECK(buddy_alloc(p, 256, &off) == 0 && off == 0);
-  CHECK(buddy_alloc(p, 1, &off) == -1);
-  CHECK(buddy_block_size(q, 0) == 0);
-  CHECK(buddy_free(q, 0) == -1);
-  CHECK(buddy_alloc(q, 16, &first) == 0);
+  ASSERT(p != NULL && q != NULL);
+  ASSERT(buddy_alloc(p, 256, &off) == 0 && off == 0);
+  ASSERT(buddy_alloc(p, 1, &off) == -1);
+  ASSERT(buddy_block_size(q, 0) == 0);
+  ASSERT(buddy_free(q, 0) == -1);
+  ASSERT(buddy_alloc(q, 16, &first) == 0);
   for (int n = 1; n < 32; ++n) {
-    CHECK(buddy_alloc(q, 16, &off) == 0);
+    ASSERT(buddy_alloc(q, 16, &off) == 0);
   }
-  CHECK(buddy_alloc(q, 16, &off) == -1);
-  CHECK(buddy_block_size(p, 0) == 256);
-  CHECK(buddy_free(p, 0) == 0);
-  CHECK(buddy_block_size(q, first) == 16);
+  ASSERT(buddy_alloc(q, 16, &off) == -1);
+  ASSERT(buddy_block_size(p, 0) == 256);
+  ASSERT(buddy_free(p, 0) == 0);
+  ASSERT(buddy_block_size(q, first) == 16);
   buddy_destroy(q);
-  CHECK(buddy_alloc(p, 128, &off) == 0);
+  ASSERT(buddy_alloc(p, 128, &off) == 0);
   buddy_destroy(p);
   return 0;
 }
@@ -417,7 +417,7 @@ static int test_stress(void)
 {
   struct shadow *sh = calloc(1, sizeof *sh);
   struct buddy_allocator *b = buddy_create(STRESS_CAP);
-  CHECK(sh != NULL && b != NULL);
+  ASSERT(sh != NULL && b != NULL);
   rng_state = 20240601;
   size_t allocs = 0, failures = 0, frees = 0, rejects = 0;
   for (long op = 0; op < STRESS_OPS; ++op) {
@@ -428,9 +428,9 @@ static int test_stress(void)
       size_t size = expected_size(want), off = SIZE_MAX;
       if (buddy_alloc(b, want, &off) == 0) {
         ++allocs;
-        CHECK(off % size == 0 && off + size <= STRESS_CAP);
-        CHECK(shadow_range_free(sh, off, size));
-        CHECK(buddy_block_size(b, off) == size);
+        ASSERT(off % size == 0 && off + size <= STRESS_CAP);
+        ASSERT(shadow_range_free(sh, off, size));
+        ASSERT(buddy_block_size(b, off) == size);
         shadow_mark(sh, off, size, 1);
         sh->live[sh->nlive].offset = off;
         sh->live[sh->nlive].size = size;
@@ -438,25 +438,25 @@ static int test_stress(void)
         sh->live_bytes += size;
       } else {
         ++failures;
-        CHECK(off == SIZE_MAX);
-        CHECK(!shadow_has_free_range(sh, size));
+        ASSERT(off == SIZE_MAX);
+        ASSERT(!shadow_has_free_range(sh, size));
       }
     } else {
       size_t n = (size_t)(rnd() % sh->nlive);
       struct live_block blk = sh->live[n];
-      CHECK(buddy_block_size(b, blk.offset) == blk.size);
+      ASSERT(buddy_block_size(b, blk.offset) == blk.size);
       if (blk.size > 16) { /* an interior offset first */
         size_t d = 16 * (1 + (size_t)(rnd() % (blk.size / 16 - 1)));
-        CHECK(buddy_free(b, blk.offset + d) == -1);
+        ASSERT(buddy_free(b, blk.offset + d) == -1);
         ++rejects;
       }
-      CHECK(buddy_free(b, blk.offset) == 0);
+      ASSERT(buddy_free(b, blk.offset) == 0);
       ++frees;
       shadow_mark(sh, blk.offset, blk.size, 0);
       sh->live[n] = sh->live[--sh->nlive];
       sh->live_bytes -= blk.size;
       if (rnd() % 4 == 0) {
-        CHECK(buddy_free(b, blk.offset) == -1); /* double free */
+        ASSERT(buddy_free(b, blk.offset) == -1); /* double free */
         ++rejects;
       }
     }
@@ -467,27 +467,27 @@ static int test_stress(void)
         probe &= ~(size_t)15;
       }
       if (probe >= STRESS_CAP || probe % 16 != 0 || !sh->starts[probe / 16]) {
-        CHECK(buddy_free(b, probe) == -1);
-        CHECK(buddy_block_size(b, probe) == 0);
+        ASSERT(buddy_free(b, probe) == -1);
+        ASSERT(buddy_block_size(b, probe) == 0);
         ++rejects;
       } else {
-        CHECK(buddy_block_size(b, probe) != 0);
+        ASSERT(buddy_block_size(b, probe) != 0);
       }
     }
     if (op % 20000 == 0) {
       for (size_t n = 0; n < sh->nlive; ++n) {
-        CHECK(buddy_block_size(b, sh->live[n].offset) == sh->live[n].size);
+        ASSERT(buddy_block_size(b, sh->live[n].offset) == sh->live[n].size);
       }
     }
   }
   /* The run must have exercised both paths a lot. */
-  CHECK(allocs > 50000 && frees > 50000 && failures > 100 && rejects > 50000);
+  ASSERT(allocs > 50000 && frees > 50000 && failures > 100 && rejects > 50000);
   for (size_t n = 0; n < sh->nlive; ++n) {
-    CHECK(buddy_free(b, sh->live[n].offset) == 0);
+    ASSERT(buddy_free(b, sh->live[n].offset) == 0);
   }
   size_t off;
-  CHECK(buddy_alloc(b, STRESS_CAP, &off) == 0 && off == 0);
-  CHECK(buddy_block_size(b, 0) == STRESS_CAP);
+  ASSERT(buddy_alloc(b, STRESS_CAP, &off) == 0 && off == 0);
+  ASSERT(buddy_block_size(b, 0) == STRESS_CAP);
   printf("stress: %zu allocations, %zu failed (verified), %zu frees, "
          "%zu rejected frees\n", allocs, failures, frees, rejects);
   buddy_destroy(b);
@@ -504,7 +504,7 @@ static int test_large_pool(void)
   double t0 = now_seconds();
   for (int r = 0; r < 20; ++r) { /* creation does not touch O(capacity) */
     struct buddy_allocator *b = buddy_create(cap);
-    CHECK(b != NULL);
+    ASSERT(b != NULL);
     buddy_destroy(b);
   }
   double t_create = now_seconds() - t0;
@@ -512,49 +512,64 @@ static int test_large_pool(void)
   t0 = now_seconds();
   struct buddy_allocator *b = buddy_create(cap + 12345);
   size_t *offs = malloc(N * sizeof *offs);
-  CHECK(b != NULL && offs != NULL && buddy_capacity(b) == cap);
+  ASSERT(b != NULL && offs != NULL && buddy_capacity(b) == cap);
   rng_state = 77;
   for (int n = 0; n < N; ++n) {
     size_t want = (size_t)1 << (rnd() % 13); /* 1 .. 4096 */
     size_t size = expected_size(want);
-    CHECK(buddy_alloc(b, want, &offs[n]) == 0);
-    CHECK(offs[n] % size == 0 && offs[n] + size <= cap);
+    ASSERT(buddy_alloc(b, want, &offs[n]) == 0);
+    ASSERT(offs[n] % size == 0 && offs[n] + size <= cap);
   }
   size_t off;
   size_t half;
-  CHECK(buddy_alloc(b, cap / 2, &half) == 0 && half == cap / 2);
-  CHECK(buddy_alloc(b, cap / 2, &off) == -1);
-  CHECK(buddy_free(b, half) == 0);
+  ASSERT(buddy_alloc(b, cap / 2, &half) == 0 && half == cap / 2);
+  ASSERT(buddy_alloc(b, cap / 2, &off) == -1);
+  ASSERT(buddy_free(b, half) == 0);
   shuffle(offs, N);
   for (int n = 0; n < N; ++n) {
-    CHECK(buddy_free(b, offs[n]) == 0);
+    ASSERT(buddy_free(b, offs[n]) == 0);
   }
-  CHECK(buddy_alloc(b, cap, &off) == 0 && off == 0);
-  CHECK(buddy_block_size(b, 0) == cap);
+  ASSERT(buddy_alloc(b, cap, &off) == 0 && off == 0);
+  ASSERT(buddy_block_size(b, 0) == cap);
   /* The top-down lookup on the deepest tree: every 16-byte slot of the
    * last 64 KiB is rejected while one block spans the pool. */
   for (size_t o = cap - 65536; o < cap; o += 16) {
-    CHECK(buddy_free(b, o) == -1);
+    ASSERT(buddy_free(b, o) == -1);
   }
-  CHECK(buddy_free(b, 0) == 0);
+  ASSERT(buddy_free(b, 0) == 0);
   double t_use = now_seconds() - t0;
   buddy_destroy(b);
   free(offs);
   printf("1 GiB pool: 20 create/destroy %.3f s, %d allocations + frees %.3f s\n",
          t_create, N, t_use);
-  CHECK(t_create < 1.0);
-  CHECK(t_use < 3.0);
+  ASSERT(t_create < 1.0);
+  ASSERT(t_use < 3.0);
   return 0;
 }
 
-int main(void)
+/* The functions return 0 or fail an assertion; the cases check both. */
+#define RUNS_CLEAN(fn)                                                     \
+  static void fn##_case(void) { ASSERT(fn() == 0); }
+RUNS_CLEAN(test_capacity_rounding)
+RUNS_CLEAN(test_sizes_and_alignment)
+RUNS_CLEAN(test_exhaustion)
+RUNS_CLEAN(test_rejected_frees)
+RUNS_CLEAN(test_independent_allocators)
+RUNS_CLEAN(test_stress)
+RUNS_CLEAN(test_large_pool)
+
+static const struct test_case cases[] = {
+  { "capacity_rounding", test_capacity_rounding_case },
+  { "sizes_and_alignment", test_sizes_and_alignment_case },
+  { "exhaustion", test_exhaustion_case },
+  { "rejected_frees", test_rejected_frees_case },
+  { "independent_allocators", test_independent_allocators_case },
+  { "stress", test_stress_case },
+  { "large_pool", test_large_pool_case },
+};
+
+int main(int argc, char **argv)
 {
   rng_state = 12345;
-  if (test_capacity_rounding() || test_sizes_and_alignment() ||
-      test_exhaustion() || test_rejected_frees() ||
-      test_independent_allocators() || test_stress() || test_large_pool()) {
-    return 1;
-  }
-  printf("test_buddy_allocator: passed\n");
-  return 0;
+  return test_run(argc, argv, TEST_CASES(cases));
 }

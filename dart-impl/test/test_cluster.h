@@ -6,7 +6,7 @@
 #ifndef DART_TEST_CLUSTER_H
 #define DART_TEST_CLUSTER_H
 
-#include "test_assert.h"
+#include "test.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,14 +29,14 @@ static inline int test_cluster_get(struct test_cluster *c)
   }
   const char *at = spec;
   while (*at != '\0') {
-    TEST_ASSERT(c->hosts < TEST_CLUSTER_MAX_HOSTS);
+    ASSERT(c->hosts < TEST_CLUSTER_MAX_HOSTS);
     const char *colon = strchr(at, ':');
-    TEST_ASSERT(colon != NULL && colon > at &&
-                (size_t)(colon - at) < sizeof c->name[0]);
+    ASSERT(colon != NULL && colon > at &&
+           (size_t)(colon - at) < sizeof c->name[0]);
     memcpy(c->name[c->hosts], at, (size_t)(colon - at));
     char *end = NULL;
     long units = strtol(colon + 1, &end, 10);
-    TEST_ASSERT(end != colon + 1 && units > 0 && (*end == ',' || *end == 0));
+    ASSERT(end != colon + 1 && units > 0 && (*end == ',' || *end == 0));
     c->units[c->hosts++] = (int)units;
     at = *end == ',' ? end + 1 : end;
   }
@@ -51,7 +51,7 @@ static inline int test_cluster_host_of(const struct test_cluster *c, int unit)
       return h;
     }
   }
-  TEST_ASSERT(!"unit beyond the cluster layout");
+  ASSERT(!"unit beyond the cluster layout");
   return -1;
 }
 
@@ -64,10 +64,10 @@ static inline void test_cluster_check_self(const struct test_cluster *c,
   for (int h = 0; h < c->hosts; ++h) {
     total += c->units[h];
   }
-  TEST_EQ(total, n);
+  ASSERT_EQ(total, n);
   char host[256] = "";
-  TEST_EQ(gethostname(host, sizeof host), 0);
-  TEST_ASSERT(strcmp(host, c->name[test_cluster_host_of(c, me)]) == 0);
+  ASSERT_EQ(gethostname(host, sizeof host), 0);
+  ASSERT(strcmp(host, c->name[test_cluster_host_of(c, me)]) == 0);
 }
 
 #endif

@@ -8,7 +8,7 @@
  * block in the wrong place, a missing contribution or a truncated transfer
  * changes the result. Counts above 7 and not multiples of it run the
  * large-count paths under DART_MPI_COUNT_LIMIT=7. */
-#include "test_stage.h"
+#include "test.h"
 #include "test_values.h"
 
 #include <stdarg.h>
@@ -67,7 +67,7 @@ static size_t tsize(dart_datatype_t t)
   if (basic_name(t) != NULL) {
     return basic_size(t);
   }
-  TEST_ASSERT(t == triple_type);
+  ASSERT(t == triple_type);
   return sizeof(struct triple);
 }
 
@@ -96,7 +96,8 @@ static void fill_block(dart_datatype_t t, void *buf, size_t off, size_t n,
   }
 }
 
-static void check_block(int line, dart_datatype_t t, const void *buf,
+#define check_block(...) check_block_at(__FILE__, __LINE__, __VA_ARGS__)
+static void check_block_at(const char *file, int line, dart_datatype_t t, const void *buf,
                         size_t off, size_t n, int k)
 {
   for (size_t i = 0; i < n; ++i) {
@@ -104,7 +105,7 @@ static void check_block(int line, dart_datatype_t t, const void *buf,
       struct triple got, want = triple_pattern(k, i);
       memcpy(&got, (const char *)buf + (off + i) * sizeof got, sizeof got);
       if (got.a != want.a || got.b != want.b || got.c != want.c) {
-        stage_fail(line, "element %zu (block key %d): got {%d,%d,%d}, "
+        test_failf(file, line, "element %zu (block key %d): got {%d,%d,%d}, "
                    "expected {%d,%d,%d}", off + i, k, got.a, got.b, got.c,
                    want.a, want.b, want.c);
       }
@@ -112,7 +113,7 @@ static void check_block(int line, dart_datatype_t t, const void *buf,
       long double got = get_val(t, buf, off + i);
       long double want = basic_pattern(t, k, i);
       if (got != want) {
-        stage_fail(line, "element %zu (block key %d): got %Lg, expected "
+        test_failf(file, line, "element %zu (block key %d): got %Lg, expected "
                    "%Lg", off + i, k, got, want);
       }
     }
@@ -145,7 +146,7 @@ static size_t movement_types(dart_datatype_t *out)
 static void test_barrier(const struct team_ctx *c)
 {
   STAGE("%s: barrier", c->label);
-  S_OK(dart_barrier(c->team));
+  ASSERT_OK(dart_barrier(c->team));
 }
 
 static void one_bcast(const struct team_ctx *c, dart_datatype_t t,
@@ -159,8 +160,8 @@ static void one_bcast(const struct team_ctx *c, dart_datatype_t t,
   if (c->me == root) {
     fill_block(t, buf, 0, nelem, k);
   }
-  S_OK(dart_bcast(buf, nelem, t, DART_TEAM_UNIT_ID(root), c->team));
-  check_block(__LINE__, t, buf, 0, nelem, k);
+  ASSERT_OK(dart_bcast(buf, nelem, t, DART_TEAM_UNIT_ID(root), c->team));
+  check_block(t, buf, 0, nelem, k);
   free(buf);
 }
 
@@ -184,8 +185,8 @@ static void test_bcast(const struct team_ctx *c)
   STAGE("%s: bcast of 0 elements", c->label);
   int zero[4];
   memset(zero, POISON, sizeof zero);
-  S_OK(dart_bcast(zero, 0, DART_TYPE_INT, DART_TEAM_UNIT_ID(0), c->team));
-  check_poison(__LINE__, zero, 0, sizeof zero);
+  ASSERT_OK(dart_bcast(zero, 0, DART_TYPE_INT, DART_TEAM_UNIT_ID(0), c->team));
+  ASSERT_POISON(zero, 0, sizeof zero);
 }
 
 static void one_scatter(const struct team_ctx *c, dart_datatype_t t,
@@ -204,11 +205,11 @@ static void one_scatter(const struct team_ctx *c, dart_datatype_t t,
   unsigned char *recv = xmalloc(bytes);
   memset(recv, POISON, bytes);
   /* sendbuf is ignored on non-roots: they pass NULL. */
-  S_OK(dart_scatter(send, recv, nelem, t, DART_TEAM_UNIT_ID(root),
-                    c->team));
-  check_block(__LINE__, t, recv, 0, nelem, key(root, c->me));
+  ASSERT_OK(dart_scatter(send, recv, nelem, t, DART_TEAM_UNIT_ID(root),
+                         c->team));
+  check_block(t, recv, 0, nelem, key(root, c->me));
   for (int j = 0; send != NULL && j < c->n; ++j) {
-    check_block(__LINE__, t, send, (size_t)j * nelem, nelem, key(root, j));
+    check_block(t, send, (size_t)j * nelem, nelem, key(root, j));
   }
   free(send);
   free(recv);
@@ -229,15 +230,15 @@ static void one_gather(const struct team_ctx *c, dart_datatype_t t,
     recv = xmalloc(total);
     memset(recv, POISON, total);
   }
-  S_OK(dart_gather(send, recv, nelem, t, DART_TEAM_UNIT_ID(root), c->team));
+  ASSERT_OK(dart_gather(send, recv, nelem, t, DART_TEAM_UNIT_ID(root), c->team));
   if (c->me == root) {
     for (int j = 0; j < c->n; ++j) {
-      check_block(__LINE__, t, recv, (size_t)j * nelem, nelem, key(root, j));
+      check_block(t, recv, (size_t)j * nelem, nelem, key(root, j));
     }
   } else if (recv != NULL) {
-    check_poison(__LINE__, recv, 0, total);
+    ASSERT_POISON(recv, 0, total);
   }
-  check_block(__LINE__, t, send, 0, nelem, key(root, c->me));
+  check_block(t, send, 0, nelem, key(root, c->me));
   free(send);
   free(recv);
 }
@@ -282,9 +283,9 @@ static void one_allgather(const struct team_ctx *c, dart_datatype_t t,
   const void *arg = mode == MODE_SEPARATE ? send
                     : mode == MODE_NULL   ? NULL
                                           : recv;
-  S_OK(dart_allgather(arg, recv, nelem, t, c->team));
+  ASSERT_OK(dart_allgather(arg, recv, nelem, t, c->team));
   for (int j = 0; j < c->n; ++j) {
-    check_block(__LINE__, t, recv, (size_t)j * nelem, nelem, key(j, mode));
+    check_block(t, recv, (size_t)j * nelem, nelem, key(j, mode));
   }
   free(send);
   free(recv);
@@ -353,13 +354,13 @@ static void test_allgatherv(const struct team_ctx *c)
       const void *arg = mode == MODE_SEPARATE ? send
                         : mode == MODE_NULL   ? NULL
                                               : recv;
-      S_OK(dart_allgatherv(arg, mine, t, recv, cnt, displ, c->team));
+      ASSERT_OK(dart_allgatherv(arg, mine, t, recv, cnt, displ, c->team));
       for (size_t u = 0; u < n; ++u) {
-        check_block(__LINE__, t, recv, displ[u], cnt[u], key((int)u, kv));
+        check_block(t, recv, displ[u], cnt[u], key((int)u, kv));
       }
       for (size_t e = 0; e < total; ++e) {
         if (!covered[e]) {
-          check_poison(__LINE__, recv, e * es, es);
+          ASSERT_POISON(recv, e * es, es);
         }
       }
       free(send);
@@ -393,12 +394,12 @@ static void one_alltoall(const struct team_ctx *c, dart_datatype_t t,
   const void *arg = mode == MODE_SEPARATE ? send
                     : mode == MODE_NULL   ? NULL
                                           : recv;
-  S_OK(dart_alltoall(arg, recv, nelem, t, c->team));
+  ASSERT_OK(dart_alltoall(arg, recv, nelem, t, c->team));
   for (int i = 0; i < c->n; ++i) {
-    check_block(__LINE__, t, recv, (size_t)i * nelem, nelem, key(i, c->me));
+    check_block(t, recv, (size_t)i * nelem, nelem, key(i, c->me));
   }
   for (int j = 0; send != NULL && j < c->n; ++j) {
-    check_block(__LINE__, t, send, (size_t)j * nelem, nelem, key(c->me, j));
+    check_block(t, send, (size_t)j * nelem, nelem, key(c->me, j));
   }
   free(send);
   free(recv);
@@ -426,10 +427,10 @@ static void test_alltoall(const struct team_ctx *c)
   memset(a, 0, bytes);
   memset(b, POISON, bytes);
   int saved_log = mute_log();
-  S_RET(dart_alltoall(a, b, 4, triple_type, c->team), DART_ERR_INVAL);
-  S_RET(dart_alltoall(NULL, b, 4, triple_type, c->team), DART_ERR_INVAL);
+  ASSERT_RET(dart_alltoall(a, b, 4, triple_type, c->team), DART_ERR_INVAL);
+  ASSERT_RET(dart_alltoall(NULL, b, 4, triple_type, c->team), DART_ERR_INVAL);
   restore_log(saved_log);
-  check_poison(__LINE__, b, 0, bytes);
+  ASSERT_POISON(b, 0, bytes);
   free(a);
   free(b);
 }
@@ -529,27 +530,27 @@ static int prod_index(int u, size_t i)
     memset(recv, POISON, bytes);                                           \
     bool has_result = mode != MODE_ROOT || c->me == root;                  \
     if (mode == MODE_ALL) {                                                \
-      S_OK(dart_allreduce(send, recv, nelem, t, op, c->team));             \
+      ASSERT_OK(dart_allreduce(send, recv, nelem, t, op, c->team));             \
     } else if (mode == MODE_ALL_IN_PLACE) {                                \
       memcpy(recv, send, bytes);                                           \
-      S_OK(dart_allreduce(recv, recv, nelem, t, op, c->team));             \
+      ASSERT_OK(dart_allreduce(recv, recv, nelem, t, op, c->team));             \
     } else {                                                               \
       /* recvbuf is ignored off the root: NULL for odd roots. */           \
       void *dst = !has_result && root % 2 == 1 ? NULL : (void *)recv;      \
-      S_OK(dart_reduce(send, dst, nelem, t, op, DART_TEAM_UNIT_ID(root),   \
-                       c->team));                                          \
+      ASSERT_OK(dart_reduce(send, dst, nelem, t, op, DART_TEAM_UNIT_ID(root),   \
+                            c->team));                                          \
     }                                                                      \
     for (size_t i = 0; i < nelem; ++i) {                                   \
       if (send[i] != operand_##SUF(op, c->me, i)) {                        \
-        stage_fail(__LINE__, "sendbuf element %zu was modified", i);       \
+        FAILF("sendbuf element %zu was modified", i);       \
       }                                                                    \
       if (has_result && recv[i] != want[i]) {                              \
-        stage_fail(__LINE__, "element %zu: got %Lg, expected %Lg", i,      \
-                   (long double)recv[i], (long double)want[i]);            \
+        FAILF("element %zu: got %Lg, expected %Lg", i,      \
+    (long double)recv[i], (long double)want[i]);            \
       }                                                                    \
     }                                                                      \
     if (!has_result) {                                                     \
-      check_poison(__LINE__, recv, 0, bytes);                              \
+      ASSERT_POISON(recv, 0, bytes);                              \
     }                                                                      \
     free(send);                                                            \
     free(recv);                                                            \
@@ -598,7 +599,7 @@ static int prod_index(int u, size_t i)
     case DART_OP_LAND: return (CT)(acc && v);                              \
     case DART_OP_LOR:  return (CT)(acc || v);                              \
     case DART_OP_LXOR: return (CT)(!acc != !v);                            \
-    default:           TEST_ASSERT(!"fold: unexpected op");                \
+    default:           ASSERT(!"fold: unexpected op");                \
     }                                                                      \
     return acc;                                                            \
   }                                                                        \
@@ -620,7 +621,7 @@ static int prod_index(int u, size_t i)
     case DART_OP_MAX:  return v > acc ? v : acc;                           \
     case DART_OP_SUM:  return acc + v;                                     \
     case DART_OP_PROD: return acc * v;                                     \
-    default:           TEST_ASSERT(!"fold: unexpected op");                \
+    default:           ASSERT(!"fold: unexpected op");                \
     }                                                                      \
     return acc;                                                            \
   }                                                                        \
@@ -769,24 +770,24 @@ static int mm_base_max(int u, size_t k)
     memset(recv, POISON, bytes);                                           \
     bool has_result = mode != MODE_ROOT || c->me == root;                  \
     if (mode == MODE_ALL) {                                                \
-      S_OK(dart_allreduce(send, recv, nelem, t, DART_OP_MINMAX, c->team)); \
+      ASSERT_OK(dart_allreduce(send, recv, nelem, t, DART_OP_MINMAX, c->team)); \
     } else if (mode == MODE_ALL_IN_PLACE) {                                \
       memcpy(recv, send, bytes);                                           \
-      S_OK(dart_allreduce(recv, recv, nelem, t, DART_OP_MINMAX, c->team)); \
+      ASSERT_OK(dart_allreduce(recv, recv, nelem, t, DART_OP_MINMAX, c->team)); \
     } else {                                                               \
-      S_OK(dart_reduce(send, recv, nelem, t, DART_OP_MINMAX,               \
-                       DART_TEAM_UNIT_ID(root), c->team));                 \
+      ASSERT_OK(dart_reduce(send, recv, nelem, t, DART_OP_MINMAX,               \
+                            DART_TEAM_UNIT_ID(root), c->team));                 \
     }                                                                      \
     if (has_result) {                                                      \
       for (size_t i = 0; i < nelem; ++i) {                                 \
         if (recv[i] != want[i]) {                                          \
-          stage_fail(__LINE__, "element %zu (%s of pair %zu): got %Lg, "   \
-                     "expected %Lg", i, i % 2 ? "max" : "min", i / 2,      \
-                     (long double)recv[i], (long double)want[i]);          \
+          FAILF("element %zu (%s of pair %zu): got %Lg, "   \
+      "expected %Lg", i, i % 2 ? "max" : "min", i / 2,      \
+      (long double)recv[i], (long double)want[i]);          \
         }                                                                  \
       }                                                                    \
     } else {                                                               \
-      check_poison(__LINE__, recv, 0, bytes);                              \
+      ASSERT_POISON(recv, 0, bytes);                              \
     }                                                                      \
     free(send);                                                            \
     free(recv);                                                            \
@@ -854,8 +855,8 @@ static void triple_combine(const void *invec, void *inoutvec, size_t len,
                            void *user_data)
 {
   struct triple_op_data *d = user_data;
-  TEST_ASSERT(d == &triple_data && d->magic == TRIPLE_MAGIC);
-  TEST_ASSERT(len <= d->max_len);
+  ASSERT(d == &triple_data && d->magic == TRIPLE_MAGIC);
+  ASSERT(len <= d->max_len);
   d->calls++;
   for (size_t k = 0; k < len; ++k) {
     struct triple x, y;
@@ -892,7 +893,7 @@ static long long concat2(long long x, long long y)
 static void concat_combine(const void *invec, void *inoutvec, size_t len,
                            void *user_data)
 {
-  TEST_ASSERT(user_data == &concat_userdata);
+  ASSERT(user_data == &concat_userdata);
   for (size_t k = 0; k < len; ++k) {
     long long x, y;
     memcpy(&x, (const char *)invec + k * sizeof x, sizeof x);
@@ -927,7 +928,7 @@ static void mat_mul(const struct mat2 *x, const struct mat2 *y,
 static void mat_combine(const void *invec, void *inoutvec, size_t len,
                         void *user_data)
 {
-  TEST_ASSERT(user_data == NULL);
+  ASSERT(user_data == NULL);
   for (size_t k = 0; k < len; ++k) {
     struct mat2 x, y;
     memcpy(&x, (const char *)invec + k * sizeof x, sizeof x);
@@ -959,15 +960,15 @@ static void *run_user_reduction(const struct team_ctx *c,
   unsigned char *recv = xmalloc(bytes);
   memset(recv, POISON, bytes);
   if (mode == MODE_ALL) {
-    S_OK(dart_allreduce(send, recv, nelem, t, op, c->team));
+    ASSERT_OK(dart_allreduce(send, recv, nelem, t, op, c->team));
   } else if (mode == MODE_ALL_IN_PLACE) {
     memcpy(recv, send, bytes);
-    S_OK(dart_allreduce(recv, recv, nelem, t, op, c->team));
+    ASSERT_OK(dart_allreduce(recv, recv, nelem, t, op, c->team));
   } else {
-    S_OK(dart_reduce(send, recv, nelem, t, op, DART_TEAM_UNIT_ID(root),
-                     c->team));
+    ASSERT_OK(dart_reduce(send, recv, nelem, t, op, DART_TEAM_UNIT_ID(root),
+                          c->team));
     if (c->me != root) {
-      check_poison(__LINE__, recv, 0, bytes);
+      ASSERT_POISON(recv, 0, bytes);
       free(recv);
       return NULL;
     }
@@ -978,8 +979,8 @@ static void *run_user_reduction(const struct team_ctx *c,
 static void test_user_ops(const struct team_ctx *c)
 {
   static const size_t nelems[] = { 3, 10 };
-  TEST_EQ(concat2(12, 134), 1234);
-  TEST_EQ(concat2(concat2(15, 167), 10), 15670);
+  ASSERT_EQ(concat2(12, 134), 1234);
+  ASSERT_EQ(concat2(concat2(15, 167), 10), 15670);
   for (int ci = 0; ci < 2; ++ci) {
     size_t nelem = nelems[ci];
     for (int mode = MODE_ALL; mode <= MODE_ROOT; ++mode) {
@@ -1005,17 +1006,17 @@ static void test_user_ops(const struct team_ctx *c)
           w.c = (w.c + v.c) % triple_data.modulus;
         }
         if (tr[i].a != w.a || tr[i].b != w.b || tr[i].c != w.c) {
-          stage_fail(__LINE__, "element %zu: got {%d,%d,%d}, expected "
-                     "{%d,%d,%d}", i, tr[i].a, tr[i].b, tr[i].c, w.a, w.b,
-                     w.c);
+          FAILF("element %zu: got {%d,%d,%d}, expected "
+                "{%d,%d,%d}", i, tr[i].a, tr[i].b, tr[i].c, w.a, w.b,
+                w.c);
         }
       }
       /* Somebody must have called the operation (with our userdata). */
       int calls = 0;
-      S_OK(dart_allreduce(&triple_data.calls, &calls, 1, DART_TYPE_INT,
-                          DART_OP_SUM, c->team));
+      ASSERT_OK(dart_allreduce(&triple_data.calls, &calls, 1, DART_TYPE_INT,
+                               DART_OP_SUM, c->team));
       if (c->n > 1) {
-        TEST_ASSERT(calls >= 1);
+        ASSERT(calls >= 1);
       }
       free(ts);
       free(tr);
@@ -1036,8 +1037,8 @@ static void test_user_ops(const struct team_ctx *c)
           w = concat2(w, concat_operand(u, i));
         }
         if (lr[i] != w) {
-          stage_fail(__LINE__, "element %zu: got %lld, expected %lld "
-                     "(team order)", i, lr[i], w);
+          FAILF("element %zu: got %lld, expected %lld "
+                "(team order)", i, lr[i], w);
         }
       }
       free(ls);
@@ -1060,8 +1061,8 @@ static void test_user_ops(const struct team_ctx *c)
         }
         for (int e = 0; e < 4; ++e) {
           if (mr[i].m[e] != w.m[e]) {
-            stage_fail(__LINE__, "element %zu entry %d: got %ld, expected "
-                       "%ld (team order)", i, e, mr[i].m[e], w.m[e]);
+            FAILF("element %zu entry %d: got %ld, expected "
+                  "%ld (team order)", i, e, mr[i].m[e], w.m[e]);
           }
         }
       }
@@ -1096,20 +1097,20 @@ static void expect_inval_everywhere(const struct team_ctx *c,
     displ[u] = u * nelem;
   }
   if (team != c->team || type != DART_TYPE_INT) {
-    S_RET(dart_barrier(team), team != c->team ? DART_ERR_INVAL : DART_OK);
-    S_RET(dart_allgather(a, b, nelem, type, team), DART_ERR_INVAL);
-    S_RET(dart_allgatherv(a, nelem, type, b, cnt, displ, team),
-          DART_ERR_INVAL);
-    S_RET(dart_alltoall(a, b, nelem, type, team), DART_ERR_INVAL);
-    S_RET(dart_allreduce(a, b, nelem, type, DART_OP_SUM, team),
-          DART_ERR_INVAL);
+    ASSERT_RET(dart_barrier(team), team != c->team ? DART_ERR_INVAL : DART_OK);
+    ASSERT_RET(dart_allgather(a, b, nelem, type, team), DART_ERR_INVAL);
+    ASSERT_RET(dart_allgatherv(a, nelem, type, b, cnt, displ, team),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_alltoall(a, b, nelem, type, team), DART_ERR_INVAL);
+    ASSERT_RET(dart_allreduce(a, b, nelem, type, DART_OP_SUM, team),
+               DART_ERR_INVAL);
   }
   if (with_root_calls) {
-    S_RET(dart_bcast(a, nelem, type, root, team), DART_ERR_INVAL);
-    S_RET(dart_scatter(a, b, nelem, type, root, team), DART_ERR_INVAL);
-    S_RET(dart_gather(a, b, nelem, type, root, team), DART_ERR_INVAL);
-    S_RET(dart_reduce(a, b, nelem, type, DART_OP_SUM, root, team),
-          DART_ERR_INVAL);
+    ASSERT_RET(dart_bcast(a, nelem, type, root, team), DART_ERR_INVAL);
+    ASSERT_RET(dart_scatter(a, b, nelem, type, root, team), DART_ERR_INVAL);
+    ASSERT_RET(dart_gather(a, b, nelem, type, root, team), DART_ERR_INVAL);
+    ASSERT_RET(dart_reduce(a, b, nelem, type, DART_OP_SUM, root, team),
+               DART_ERR_INVAL);
   }
   free(cnt);
   free(displ);
@@ -1133,8 +1134,8 @@ static void test_errors(const struct team_ctx *c,
     STAGE("%s: root %d out of range", c->label, (int)bad_roots[r].id);
     expect_inval_everywhere(c, c->team, DART_TYPE_INT, bad_roots[r], 4, a,
                             b, true);
-    S_RET(dart_reduce(a, b, 2, DART_TYPE_INT, DART_OP_MINMAX, bad_roots[r],
-                      c->team), DART_ERR_INVAL);
+    ASSERT_RET(dart_reduce(a, b, 2, DART_TYPE_INT, DART_OP_MINMAX, bad_roots[r],
+                           c->team), DART_ERR_INVAL);
   }
 
   /* Unknown teams. */
@@ -1154,20 +1155,20 @@ static void test_errors(const struct team_ctx *c,
     STAGE("%s: bad type %ld", c->label, (long)bad_types[t]);
     expect_inval_everywhere(c, c->team, bad_types[t], DART_TEAM_UNIT_ID(0),
                             4, a, b, true);
-    S_RET(dart_allreduce(a, b, 2, bad_types[t], DART_OP_MINMAX, c->team),
-          DART_ERR_INVAL);
+    ASSERT_RET(dart_allreduce(a, b, 2, bad_types[t], DART_OP_MINMAX, c->team),
+               DART_ERR_INVAL);
   }
 
   /* MINMAX needs an even element count. */
   STAGE("%s: MINMAX with an odd count", c->label);
-  S_RET(dart_allreduce(a, b, 3, DART_TYPE_INT, DART_OP_MINMAX, c->team),
-        DART_ERR_INVAL);
-  S_RET(dart_allreduce(a, b, 1, DART_TYPE_DOUBLE, DART_OP_MINMAX, c->team),
-        DART_ERR_INVAL);
-  S_RET(dart_allreduce(a, a, 9, DART_TYPE_BYTE, DART_OP_MINMAX, c->team),
-        DART_ERR_INVAL);
-  S_RET(dart_reduce(a, b, 5, DART_TYPE_ULONGLONG, DART_OP_MINMAX,
-                    DART_TEAM_UNIT_ID(0), c->team), DART_ERR_INVAL);
+  ASSERT_RET(dart_allreduce(a, b, 3, DART_TYPE_INT, DART_OP_MINMAX, c->team),
+             DART_ERR_INVAL);
+  ASSERT_RET(dart_allreduce(a, b, 1, DART_TYPE_DOUBLE, DART_OP_MINMAX, c->team),
+             DART_ERR_INVAL);
+  ASSERT_RET(dart_allreduce(a, a, 9, DART_TYPE_BYTE, DART_OP_MINMAX, c->team),
+             DART_ERR_INVAL);
+  ASSERT_RET(dart_reduce(a, b, 5, DART_TYPE_ULONGLONG, DART_OP_MINMAX,
+                         DART_TEAM_UNIT_ID(0), c->team), DART_ERR_INVAL);
 
   /* Operations that are no reductions. */
   const dart_operation_t bad_ops[] = { DART_OP_UNDEFINED, DART_OP_REPLACE,
@@ -1176,71 +1177,71 @@ static void test_errors(const struct team_ctx *c,
   for (int o = 0; o < 5; ++o) {
     STAGE("%s: operation %lu in a reduction", c->label,
           (unsigned long)bad_ops[o]);
-    S_RET(dart_allreduce(a, b, 4, DART_TYPE_INT, bad_ops[o], c->team),
-          DART_ERR_INVAL);
-    S_RET(dart_allreduce(a, b, 4, DART_TYPE_DOUBLE, bad_ops[o], c->team),
-          DART_ERR_INVAL);
-    S_RET(dart_reduce(a, b, 4, DART_TYPE_LONG, bad_ops[o],
-                      DART_TEAM_UNIT_ID(c->n - 1), c->team), DART_ERR_INVAL);
+    ASSERT_RET(dart_allreduce(a, b, 4, DART_TYPE_INT, bad_ops[o], c->team),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_allreduce(a, b, 4, DART_TYPE_DOUBLE, bad_ops[o], c->team),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_reduce(a, b, 4, DART_TYPE_LONG, bad_ops[o],
+                           DART_TEAM_UNIT_ID(c->n - 1), c->team), DART_ERR_INVAL);
   }
 
   /* Predefined operations on types they do not apply to. */
   STAGE("%s: invalid (type, op) pairs", c->label);
-  S_RET(dart_allreduce(a, b, 4, DART_TYPE_BYTE, DART_OP_SUM, c->team),
-        DART_ERR_INVAL);
-  S_RET(dart_reduce(a, b, 4, DART_TYPE_BYTE, DART_OP_SUM,
-                    DART_TEAM_UNIT_ID(0), c->team), DART_ERR_INVAL);
-  S_RET(dart_allreduce(a, b, 4, DART_TYPE_DOUBLE, DART_OP_BAND, c->team),
-        DART_ERR_INVAL);
-  S_RET(dart_allreduce(a, b, 4, DART_TYPE_FLOAT, DART_OP_BXOR, c->team),
-        DART_ERR_INVAL);
-  S_RET(dart_allreduce(a, b, 4, DART_TYPE_DOUBLE, DART_OP_LAND, c->team),
-        DART_ERR_INVAL);
-  S_RET(dart_allreduce(a, b, 4, DART_TYPE_LONG_DOUBLE, DART_OP_LOR,
-                       c->team), DART_ERR_INVAL);
+  ASSERT_RET(dart_allreduce(a, b, 4, DART_TYPE_BYTE, DART_OP_SUM, c->team),
+             DART_ERR_INVAL);
+  ASSERT_RET(dart_reduce(a, b, 4, DART_TYPE_BYTE, DART_OP_SUM,
+                         DART_TEAM_UNIT_ID(0), c->team), DART_ERR_INVAL);
+  ASSERT_RET(dart_allreduce(a, b, 4, DART_TYPE_DOUBLE, DART_OP_BAND, c->team),
+             DART_ERR_INVAL);
+  ASSERT_RET(dart_allreduce(a, b, 4, DART_TYPE_FLOAT, DART_OP_BXOR, c->team),
+             DART_ERR_INVAL);
+  ASSERT_RET(dart_allreduce(a, b, 4, DART_TYPE_DOUBLE, DART_OP_LAND, c->team),
+             DART_ERR_INVAL);
+  ASSERT_RET(dart_allreduce(a, b, 4, DART_TYPE_LONG_DOUBLE, DART_OP_LOR,
+                            c->team), DART_ERR_INVAL);
 
   /* Predefined operations on a custom type. */
   STAGE("%s: predefined operations on a custom type", c->label);
   const dart_operation_t predefined[] = { DART_OP_SUM, DART_OP_MIN,
                                           DART_OP_BAND, DART_OP_MINMAX };
   for (int o = 0; o < 4; ++o) {
-    S_RET(dart_allreduce(a, b, 2, triple_type, predefined[o], c->team),
-          DART_ERR_INVAL);
-    S_RET(dart_reduce(a, b, 2, triple_type, predefined[o],
-                      DART_TEAM_UNIT_ID(0), c->team), DART_ERR_INVAL);
+    ASSERT_RET(dart_allreduce(a, b, 2, triple_type, predefined[o], c->team),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_reduce(a, b, 2, triple_type, predefined[o],
+                           DART_TEAM_UNIT_ID(0), c->team), DART_ERR_INVAL);
   }
 
   /* User operations only with the type they were created for. */
   STAGE("%s: user operations with another type", c->label);
   if (triple_op != DART_OP_UNDEFINED) {
-    S_RET(dart_allreduce(a, b, 4, DART_TYPE_INT, triple_op, c->team),
-          DART_ERR_INVAL);
-    S_RET(dart_allreduce(a, b, 4, mat_type, triple_op, c->team),
-          DART_ERR_INVAL);
-    S_RET(dart_allreduce(a, b, 4, DART_TYPE_ULONGLONG, concat_op, c->team),
-          DART_ERR_INVAL);
-    S_RET(dart_reduce(a, b, 4, DART_TYPE_LONG, concat_op,
-                      DART_TEAM_UNIT_ID(0), c->team), DART_ERR_INVAL);
-    S_RET(dart_allreduce(a, b, 1, triple_type, mat_op, c->team),
-          DART_ERR_INVAL);
+    ASSERT_RET(dart_allreduce(a, b, 4, DART_TYPE_INT, triple_op, c->team),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_allreduce(a, b, 4, mat_type, triple_op, c->team),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_allreduce(a, b, 4, DART_TYPE_ULONGLONG, concat_op, c->team),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_reduce(a, b, 4, DART_TYPE_LONG, concat_op,
+                           DART_TEAM_UNIT_ID(0), c->team), DART_ERR_INVAL);
+    ASSERT_RET(dart_allreduce(a, b, 1, triple_type, mat_op, c->team),
+               DART_ERR_INVAL);
   }
 
   /* A destroyed user operation. */
   if (bad->dead_op != DART_OP_UNDEFINED) {
     STAGE("%s: destroyed user operation", c->label);
-    S_RET(dart_allreduce(a, b, 4, DART_TYPE_LONGLONG, bad->dead_op,
-                         c->team), DART_ERR_INVAL);
-    S_RET(dart_reduce(a, b, 4, DART_TYPE_LONGLONG, bad->dead_op,
-                      DART_TEAM_UNIT_ID(0), c->team), DART_ERR_INVAL);
+    ASSERT_RET(dart_allreduce(a, b, 4, DART_TYPE_LONGLONG, bad->dead_op,
+                              c->team), DART_ERR_INVAL);
+    ASSERT_RET(dart_reduce(a, b, 4, DART_TYPE_LONGLONG, bad->dead_op,
+                           DART_TEAM_UNIT_ID(0), c->team), DART_ERR_INVAL);
   }
 
   /* A strided type in bcast, and a bad bcast root: nothing moved. */
   STAGE("%s: strided type in bcast", c->label);
-  S_RET(dart_bcast(b, 2, bad->strided, DART_TEAM_UNIT_ID(0), c->team),
-        DART_ERR_INVAL);
-  S_RET(dart_bcast(b, 4, DART_TYPE_INT, DART_TEAM_UNIT_ID(c->n), c->team),
-        DART_ERR_INVAL);
-  check_poison(__LINE__, b, 0, bytes);
+  ASSERT_RET(dart_bcast(b, 2, bad->strided, DART_TEAM_UNIT_ID(0), c->team),
+             DART_ERR_INVAL);
+  ASSERT_RET(dart_bcast(b, 4, DART_TYPE_INT, DART_TEAM_UNIT_ID(c->n), c->team),
+             DART_ERR_INVAL);
+  ASSERT_POISON(b, 0, bytes);
 
   restore_log(saved_log);
   free(a);
@@ -1250,7 +1251,7 @@ static void test_errors(const struct team_ctx *c,
   STAGE("%s: a correct collective after the errors", c->label);
   reduce_int(c, DART_TYPE_INT, DART_OP_SUM, 10, MODE_ALL, 0);
   reduce_uint(c, DART_TYPE_UINT, DART_OP_MAX, 10, MODE_ROOT, c->n - 1);
-  S_OK(dart_barrier(c->team));
+  ASSERT_OK(dart_barrier(c->team));
 }
 
 /* Errors of the local type/op calls (no communication). */
@@ -1259,18 +1260,18 @@ static void test_local_errors(dart_datatype_t strided)
   int saved_log = mute_log();
   STAGE("dart_op_create / dart_type_destroy argument errors");
   dart_operation_t op = (dart_operation_t)77;
-  TEST_RET(dart_op_create(concat_combine, &concat_userdata, false, strided,
-                          false, &op), DART_ERR_INVAL);
-  TEST_EQ(op, DART_OP_UNDEFINED);
+  ASSERT_RET(dart_op_create(concat_combine, &concat_userdata, false, strided,
+                            false, &op), DART_ERR_INVAL);
+  ASSERT_EQ(op, DART_OP_UNDEFINED);
   op = (dart_operation_t)77;
-  TEST_RET(dart_op_create(concat_combine, &concat_userdata, false,
-                          DART_TYPE_UNDEFINED, false, &op), DART_ERR_INVAL);
-  TEST_EQ(op, DART_OP_UNDEFINED);
-  TEST_RET(dart_op_create(concat_combine, NULL, true, DART_TYPE_INT, false,
-                          NULL), DART_ERR_INVAL);
+  ASSERT_RET(dart_op_create(concat_combine, &concat_userdata, false,
+                            DART_TYPE_UNDEFINED, false, &op), DART_ERR_INVAL);
+  ASSERT_EQ(op, DART_OP_UNDEFINED);
+  ASSERT_RET(dart_op_create(concat_combine, NULL, true, DART_TYPE_INT, false,
+                            NULL), DART_ERR_INVAL);
   dart_datatype_t t = DART_TYPE_INT;
-  TEST_RET(dart_type_destroy(&t), DART_ERR_INVAL);
-  TEST_RET(dart_type_destroy(NULL), DART_ERR_INVAL);
+  ASSERT_RET(dart_type_destroy(&t), DART_ERR_INVAL);
+  ASSERT_RET(dart_type_destroy(NULL), DART_ERR_INVAL);
   restore_log(saved_log);
 }
 
@@ -1278,7 +1279,86 @@ static void test_local_errors(dart_datatype_t strided)
  * Driver.
  * --------------------------------------------------------------------- */
 
-static void run_team(const struct team_ctx *c)
+/* The sub-team: odd units and the last one ({0} at 1 unit, {1} at 2,
+ * {1, 2} at 3, {1, 3} at 4), so team and global ids differ. */
+static dart_team_t sub = DART_TEAM_NULL;
+static bool member;
+static struct team_ctx all_ctx;
+static struct team_ctx sub_ctx = { DART_TEAM_NULL, -1, 0, "sub-team", false };
+static dart_datatype_t strided = DART_TYPE_UNDEFINED;
+static int me, n;
+
+static void setup(int *argc, char ***argv)
+{
+  test_start(argc, argv, &me, &n);
+  sub = test_subteam_create(n);
+  member = test_subteam_member(me, n);
+  ASSERT_EQ(sub != DART_TEAM_NULL, member);
+
+  /* Custom types and user operations (local calls). */
+  ASSERT_OK(dart_type_create_custom(sizeof(struct triple), &triple_type));
+  ASSERT_OK(dart_type_create_custom(sizeof(struct mat2), &mat_type));
+  ASSERT(triple_type >= DART_TYPE_LAST || triple_type < 0);
+  ASSERT(mat_type != triple_type);
+  ASSERT_OK(dart_type_create_strided(DART_TYPE_INT, 3, 1, &strided));
+  ASSERT_OK(dart_op_create(triple_combine, &triple_data, true, triple_type,
+                           false, &triple_op));
+  ASSERT_OK(dart_op_create(concat_combine, &concat_userdata, false,
+                           DART_TYPE_LONGLONG, false, &concat_op));
+  ASSERT_OK(dart_op_create(mat_combine, NULL, false, mat_type, true,
+                           &mat_op));
+  ASSERT(triple_op > DART_OP_LAST && concat_op > DART_OP_LAST &&
+         mat_op > DART_OP_LAST);
+  ASSERT(triple_op != concat_op && concat_op != mat_op);
+
+  all_ctx = team_ctx_of(DART_TEAM_ALL, "DART_TEAM_ALL", true);
+  ASSERT_EQ(all_ctx.me, me);
+  ASSERT_EQ(all_ctx.n, n);
+  if (member) {
+    sub_ctx = team_ctx_of(sub, "sub-team", false);
+    ASSERT_EQ(sub_ctx.n, n / 2 + (n % 2));
+    dart_global_unit_t g;
+    ASSERT_OK(dart_team_unit_l2g(sub, DART_TEAM_UNIT_ID(sub_ctx.me), &g));
+    ASSERT_EQ(g.id, me);
+  }
+}
+
+/* Whatever the cases run left alive goes: operations before their types. */
+static void teardown(void)
+{
+  dart_operation_t *ops[] = { &concat_op, &triple_op, &mat_op };
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; ++i) {
+    if (*ops[i] != DART_OP_UNDEFINED) {
+      ASSERT_OK(dart_op_destroy(ops[i]));
+    }
+  }
+  dart_datatype_t *types[] = { &mat_type, &triple_type, &strided };
+  for (size_t i = 0; i < sizeof types / sizeof *types; ++i) {
+    if (*types[i] != DART_TYPE_UNDEFINED) {
+      ASSERT_OK(dart_type_destroy(types[i]));
+    }
+  }
+  if (sub != DART_TEAM_NULL) {
+    ASSERT_OK(dart_team_destroy(&sub));
+  }
+  test_dart_teardown();
+}
+
+/* `check` on DART_TEAM_ALL, then on the sub-team where this unit is in. */
+static void on_both_teams(void (*check)(const struct team_ctx *c))
+{
+  check(&all_ctx);
+  if (member) {
+    check(&sub_ctx);
+  }
+}
+
+static void local_errors(void)
+{
+  test_local_errors(strided);
+}
+
+static void movement_on(const struct team_ctx *c)
 {
   test_barrier(c);
   test_bcast(c);
@@ -1286,110 +1366,97 @@ static void run_team(const struct team_ctx *c)
   test_allgather(c);
   test_allgatherv(c);
   test_alltoall(c);
+}
+
+static void reductions_on(const struct team_ctx *c)
+{
   test_reductions(c);
   test_minmax(c);
+}
+
+static void user_ops_on(const struct team_ctx *c)
+{
   test_user_ops(c);
   test_barrier(c);
 }
 
-int main(int argc, char **argv)
+static void data_movement(void) { on_both_teams(movement_on); }
+static void reductions(void) { on_both_teams(reductions_on); }
+static void user_ops(void) { on_both_teams(user_ops_on); }
+
+/* Errors with live user operations. */
+static void errors_live_handles(void)
 {
-  int me, n;
-  test_start(&argc, &argv, &me, &n);
-
-  /* The sub-team: odd units and the last one ({0} at 1 unit, {1} at 2,
-   * {1, 2} at 3, {1, 3} at 4), so team and global ids differ. */
-  dart_team_t sub = test_subteam_create(n);
-  bool member = test_subteam_member(me, n);
-  TEST_EQ(sub != DART_TEAM_NULL, member);
-
-  /* Custom types and user operations (local calls). */
-  TEST_OK(dart_type_create_custom(sizeof(struct triple), &triple_type));
-  TEST_OK(dart_type_create_custom(sizeof(struct mat2), &mat_type));
-  TEST_ASSERT(triple_type >= DART_TYPE_LAST || triple_type < 0);
-  TEST_ASSERT(mat_type != triple_type);
-  dart_datatype_t strided = DART_TYPE_UNDEFINED;
-  TEST_OK(dart_type_create_strided(DART_TYPE_INT, 3, 1, &strided));
-  TEST_OK(dart_op_create(triple_combine, &triple_data, true, triple_type,
-                         false, &triple_op));
-  TEST_OK(dart_op_create(concat_combine, &concat_userdata, false,
-                         DART_TYPE_LONGLONG, false, &concat_op));
-  TEST_OK(dart_op_create(mat_combine, NULL, false, mat_type, true,
-                         &mat_op));
-  TEST_ASSERT(triple_op > DART_OP_LAST && concat_op > DART_OP_LAST &&
-              mat_op > DART_OP_LAST);
-  TEST_ASSERT(triple_op != concat_op && concat_op != mat_op);
-  test_local_errors(strided);
-
-  struct team_ctx all = team_ctx_of(DART_TEAM_ALL, "DART_TEAM_ALL", true);
-  TEST_EQ(all.me, me);
-  TEST_EQ(all.n, n);
-  struct team_ctx subc = { DART_TEAM_NULL, -1, 0, "sub-team", false };
-  if (member) {
-    subc = team_ctx_of(sub, "sub-team", false);
-    TEST_EQ(subc.n, n / 2 + (n % 2));
-    dart_global_unit_t g;
-    TEST_OK(dart_team_unit_l2g(sub, DART_TEAM_UNIT_ID(subc.me), &g));
-    TEST_EQ(g.id, me);
-  }
-
-  run_team(&all);
-  if (member) {
-    run_team(&subc);
-  }
-
-  /* Errors with live user operations, then with destroyed handles. */
   struct bad_handles bad = { strided, DART_TYPE_UNDEFINED,
                              DART_OP_UNDEFINED };
-  test_errors(&all, &bad);
+  test_errors(&all_ctx, &bad);
   if (member) {
-    test_errors(&subc, &bad);
+    test_errors(&sub_ctx, &bad);
   }
+}
 
-  /* Operations go first (their types must outlive them); the triple
-   * type stays alive for the predefined-op-on-custom-type checks. No
-   * type or operation is created after this point, so the dead ids
-   * cannot come back to life. */
+/* Operations go first (their types must outlive them); the triple type
+ * stays alive for the predefined-op-on-custom-type checks. No type or
+ * operation is created after this point, so the dead ids cannot come back
+ * to life. */
+static void errors_dead_handles(void)
+{
   dart_operation_t dead_op = concat_op;
-  TEST_OK(dart_op_destroy(&concat_op));
-  TEST_EQ(concat_op, DART_OP_UNDEFINED);
-  TEST_OK(dart_op_destroy(&triple_op));
-  TEST_EQ(triple_op, DART_OP_UNDEFINED);
-  TEST_OK(dart_op_destroy(&mat_op));
-  TEST_EQ(mat_op, DART_OP_UNDEFINED);
+  ASSERT_OK(dart_op_destroy(&concat_op));
+  ASSERT_EQ(concat_op, DART_OP_UNDEFINED);
+  ASSERT_OK(dart_op_destroy(&triple_op));
+  ASSERT_EQ(triple_op, DART_OP_UNDEFINED);
+  ASSERT_OK(dart_op_destroy(&mat_op));
+  ASSERT_EQ(mat_op, DART_OP_UNDEFINED);
   dart_datatype_t dead_type = mat_type;
-  TEST_OK(dart_type_destroy(&mat_type));
-  TEST_EQ(mat_type, DART_TYPE_UNDEFINED);
-  bad.dead_type = dead_type;
-  bad.dead_op = dead_op;
-  test_errors(&all, &bad);
+  ASSERT_OK(dart_type_destroy(&mat_type));
+  ASSERT_EQ(mat_type, DART_TYPE_UNDEFINED);
+  struct bad_handles bad = { strided, dead_type, dead_op };
+  test_errors(&all_ctx, &bad);
   if (member) {
-    test_errors(&subc, &bad);
+    test_errors(&sub_ctx, &bad);
   }
+}
 
-  /* Everything still works after all the errors. */
-  test_bcast(&all);
-  test_alltoall(&all);
+/* Everything still works after all the errors. */
+static void still_working(void)
+{
+  test_bcast(&all_ctx);
+  test_alltoall(&all_ctx);
   if (member) {
-    test_allgather(&subc);
+    test_allgather(&sub_ctx);
   }
-  TEST_OK(dart_type_destroy(&triple_type));
-  TEST_EQ(triple_type, DART_TYPE_UNDEFINED);
-  TEST_OK(dart_type_destroy(&strided));
-  TEST_EQ(strided, DART_TYPE_UNDEFINED);
+  ASSERT_OK(dart_type_destroy(&triple_type));
+  ASSERT_EQ(triple_type, DART_TYPE_UNDEFINED);
+  ASSERT_OK(dart_type_destroy(&strided));
+  ASSERT_EQ(strided, DART_TYPE_UNDEFINED);
+}
 
-  /* The sub-team goes away; its id is unknown afterwards. */
+/* The sub-team goes away; its id is unknown afterwards. */
+static void team_destroyed(void)
+{
   dart_team_t old_sub = sub;
-  TEST_OK(dart_team_destroy(&sub));
-  TEST_EQ(sub, DART_TEAM_NULL);
+  ASSERT_OK(dart_team_destroy(&sub));
+  ASSERT_EQ(sub, DART_TEAM_NULL);
+  member = false;
   int saved_log = mute_log();
-  TEST_RET(dart_barrier(old_sub), DART_ERR_INVAL);
+  ASSERT_RET(dart_barrier(old_sub), DART_ERR_INVAL);
   restore_log(saved_log);
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+}
 
-  TEST_OK(dart_exit());
-  if (me == 0) {
-    printf("test_collectives: %d units passed\n", n);
-  }
-  return 0;
+static const struct test_case cases[] = {
+  { "local_errors", local_errors },
+  { "data_movement", data_movement },
+  { "reductions", reductions },
+  { "user_ops", user_ops },
+  { "errors_live_handles", errors_live_handles },
+  { "errors_dead_handles", errors_dead_handles },
+  { "still_working", still_working },
+  { "team_destroyed", team_destroyed },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup, teardown);
 }

@@ -5,7 +5,7 @@
  * values must be consistent, and nothing may get lost. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "base/cpu_atomics.h"
-#include "plain_check.h"
+#include "test.h"
 
 #include <limits.h>
 #include <sched.h>
@@ -527,7 +527,7 @@ static int run_workers(void)
   for (; running > 0; --running) {
     int status;
     pid_t pid = waitpid(-1, &status, 0);
-    CHECK(pid > 0);
+    ASSERT(pid > 0);
     for (int p = 0; p < P; ++p) {
       ended[p] |= pids[p] == pid;
     }
@@ -672,7 +672,7 @@ static int concurrent(void)
 {
   sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE,
             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  CHECK(sh != MAP_FAILED);
+  ASSERT(sh != MAP_FAILED);
   for (int t = 0; t < NTYPES; ++t) {
     for (int q = 0; q < NPLAN; ++q) {
       if (!(plan[q].integer_only && types[t].floating)) {
@@ -695,11 +695,11 @@ static int concurrent(void)
   int workers_ok = run_workers();
   int ops_ok = verify_ops(), counters_ok = verify_counters();
   int arrays_ok = verify_arrays();
-  CHECK(workers_ok && ops_ok && counters_ok && arrays_ok);
+  ASSERT(workers_ok && ops_ok && counters_ok && arrays_ok);
   printf("test_cpu_atomics: %d processes x %d updates on each of %d "
          "(type, op) targets; %u CAS retries under contention\n",
          P, K, ncombos, sh->cas_retries);
-  CHECK(munmap(sh, sizeof *sh) == 0);
+  ASSERT(munmap(sh, sizeof *sh) == 0);
   return 0;
 }
 
@@ -708,85 +708,85 @@ static int concurrent(void)
 static int single(void)
 {
   for (dart_datatype_t t = DART_TYPE_BYTE; t <= DART_TYPE_DOUBLE; ++t) {
-    CHECK(cpu_atomic_supported(t));
+    ASSERT(cpu_atomic_supported(t));
   }
-  CHECK(!cpu_atomic_supported(DART_TYPE_LONG_DOUBLE));
-  CHECK(!cpu_atomic_supported(DART_TYPE_UNDEFINED));
-  CHECK(!cpu_atomic_supported(DART_TYPE_LAST));
-  CHECK(!cpu_atomic_supported((dart_datatype_t)4096));
-  CHECK(!cpu_atomic_supported((dart_datatype_t)-1));
+  ASSERT(!cpu_atomic_supported(DART_TYPE_LONG_DOUBLE));
+  ASSERT(!cpu_atomic_supported(DART_TYPE_UNDEFINED));
+  ASSERT(!cpu_atomic_supported(DART_TYPE_LAST));
+  ASSERT(!cpu_atomic_supported((dart_datatype_t)4096));
+  ASSERT(!cpu_atomic_supported((dart_datatype_t)-1));
 
   /* Unsigned types compare unsigned. */
   unsigned int u = 1, ubig = 0x80000005u;
   cpu_atomic_accumulate(&u, &ubig, 1, DART_TYPE_UINT, DART_OP_MAX);
-  CHECK(u == 0x80000005u);
+  ASSERT(u == 0x80000005u);
   unsigned int uone = 1;
   cpu_atomic_accumulate(&u, &uone, 1, DART_TYPE_UINT, DART_OP_MIN);
-  CHECK(u == 1);
+  ASSERT(u == 1);
   unsigned long ul = 1, ulbig = ULONG_MAX - 3, ulone = 1;
   cpu_atomic_accumulate(&ul, &ulbig, 1, DART_TYPE_ULONG, DART_OP_MAX);
-  CHECK(ul == ULONG_MAX - 3);
+  ASSERT(ul == ULONG_MAX - 3);
   cpu_atomic_accumulate(&ul, &ulone, 1, DART_TYPE_ULONG, DART_OP_MIN);
-  CHECK(ul == 1);
+  ASSERT(ul == 1);
   unsigned long long ull = 1, ullbig = ULLONG_MAX - 3, ullold = 0;
   cpu_atomic_fetch_and_op(&ull, &ullbig, &ullold, DART_TYPE_ULONGLONG,
                           DART_OP_MAX);
-  CHECK(ull == ULLONG_MAX - 3 && ullold == 1);
+  ASSERT(ull == ULLONG_MAX - 3 && ullold == 1);
   /* ... and signed ones signed. */
   long l = -1, lone = 1, lmin = LONG_MIN;
   cpu_atomic_accumulate(&l, &lone, 1, DART_TYPE_LONG, DART_OP_MAX);
-  CHECK(l == 1);
+  ASSERT(l == 1);
   cpu_atomic_accumulate(&l, &lmin, 1, DART_TYPE_LONG, DART_OP_MIN);
-  CHECK(l == LONG_MIN);
+  ASSERT(l == LONG_MIN);
   float f = -1.5f, fv = -2.5f;
   cpu_atomic_accumulate(&f, &fv, 1, DART_TYPE_FLOAT, DART_OP_MAX);
-  CHECK(f == -1.5f);
+  ASSERT(f == -1.5f);
   cpu_atomic_accumulate(&f, &fv, 1, DART_TYPE_FLOAT, DART_OP_MIN);
-  CHECK(f == -2.5f);
+  ASSERT(f == -2.5f);
 
   /* Signed overflow wraps (no undefined behaviour under UBSan). */
   int i = INT_MAX, ione = 1, itwo = 2;
   cpu_atomic_accumulate(&i, &ione, 1, DART_TYPE_INT, DART_OP_SUM);
-  CHECK(i == INT_MIN);
+  ASSERT(i == INT_MIN);
   i = INT_MAX;
   cpu_atomic_accumulate(&i, &itwo, 1, DART_TYPE_INT, DART_OP_PROD);
-  CHECK(i == -2);
+  ASSERT(i == -2);
   short s = SHRT_MAX, sone = 1, sbig = SHRT_MAX;
   cpu_atomic_accumulate(&s, &sone, 1, DART_TYPE_SHORT, DART_OP_SUM);
-  CHECK(s == SHRT_MIN);
+  ASSERT(s == SHRT_MIN);
   cpu_atomic_accumulate(&s, &sbig, 1, DART_TYPE_SHORT, DART_OP_PROD);
-  CHECK(s == SHRT_MIN); /* -2^15 * (2^15 - 1) = -2^15 mod 2^16 */
+  ASSERT(s == SHRT_MIN); /* -2^15 * (2^15 - 1) = -2^15 mod 2^16 */
   long long ll = LLONG_MIN, llm = -1;
   cpu_atomic_accumulate(&ll, &llm, 1, DART_TYPE_LONGLONG, DART_OP_PROD);
-  CHECK(ll == LLONG_MIN);
+  ASSERT(ll == LLONG_MIN);
   unsigned short us = 65535, usbig = 65535;
   cpu_atomic_accumulate(&us, &usbig, 1, DART_TYPE_SHORT, DART_OP_PROD);
-  CHECK(us == 1);
+  ASSERT(us == 1);
 
   /* Logical ops give 0 or 1, judging the whole value. */
   int a = 5, b = 3, z = 0;
   cpu_atomic_accumulate(&a, &b, 1, DART_TYPE_INT, DART_OP_LAND);
-  CHECK(a == 1);
+  ASSERT(a == 1);
   a = 5;
   cpu_atomic_accumulate(&a, &z, 1, DART_TYPE_INT, DART_OP_LAND);
-  CHECK(a == 0);
+  ASSERT(a == 0);
   cpu_atomic_accumulate(&a, &z, 1, DART_TYPE_INT, DART_OP_LOR);
-  CHECK(a == 0);
+  ASSERT(a == 0);
   cpu_atomic_accumulate(&a, &b, 1, DART_TYPE_INT, DART_OP_LOR);
-  CHECK(a == 1);
+  ASSERT(a == 1);
   a = 5;
   cpu_atomic_accumulate(&a, &b, 1, DART_TYPE_INT, DART_OP_LXOR);
-  CHECK(a == 0);
+  ASSERT(a == 0);
   cpu_atomic_accumulate(&a, &b, 1, DART_TYPE_INT, DART_OP_LXOR);
-  CHECK(a == 1);
+  ASSERT(a == 1);
   unsigned long long high = 1ull << 40, high2 = 1ull << 33;
   cpu_atomic_accumulate(&high, &high2, 1, DART_TYPE_ULONGLONG, DART_OP_LAND);
-  CHECK(high == 1);
+  ASSERT(high == 1);
   char c = (char)0x80, cbits = 0x0f;
   cpu_atomic_accumulate(&c, &cbits, 1, DART_TYPE_BYTE, DART_OP_BOR);
-  CHECK(c == (char)0x8f);
+  ASSERT(c == (char)0x8f);
   cpu_atomic_accumulate(&c, &cbits, 1, DART_TYPE_BYTE, DART_OP_BXOR);
-  CHECK(c == (char)0x80);
+  ASSERT(c == (char)0x80);
 
   /* Unaligned value and result buffers. */
   char buf[32];
@@ -795,13 +795,13 @@ static int single(void)
   cpu_atomic_fetch_and_op(&d, buf + 1, buf + 11, DART_TYPE_DOUBLE,
                           DART_OP_SUM);
   memcpy(&dold, buf + 11, sizeof dold);
-  CHECK(d == 3.75 && dold == 2.5);
+  ASSERT(d == 3.75 && dold == 2.5);
   long long lv = 7, lnew = -9, lold;
   memcpy(buf + 3, &lnew, sizeof lnew);
   cpu_atomic_fetch_and_op(&lv, buf + 3, buf + 13, DART_TYPE_LONGLONG,
                           DART_OP_REPLACE);
   memcpy(&lold, buf + 13, sizeof lold);
-  CHECK(lv == -9 && lold == 7);
+  ASSERT(lv == -9 && lold == 7);
 
   /* NO_OP: an atomic read that never touches the target nor reads the
    * value (a one-byte value for an eight-byte type: ASan would see it). */
@@ -810,10 +810,10 @@ static int single(void)
   cpu_atomic_fetch_and_op(&ull, &ignored, buf + 5, DART_TYPE_ULONGLONG,
                           DART_OP_NO_OP);
   memcpy(&ullold, buf + 5, sizeof ullold);
-  CHECK(ull == 123456789012345ull && ullold == ull);
+  ASSERT(ull == 123456789012345ull && ullold == ull);
   cpu_atomic_accumulate(&ull, &ignored, 1, DART_TYPE_ULONGLONG,
                         DART_OP_NO_OP);
-  CHECK(ull == 123456789012345ull);
+  ASSERT(ull == 123456789012345ull);
 
   /* Compare-and-swap: success and failure, through unaligned buffers. */
   long long target = 7, cmp = 7, val = 9, prev;
@@ -822,50 +822,55 @@ static int single(void)
   cpu_atomic_compare_and_swap(&target, buf + 1, buf + 10, buf + 19,
                               DART_TYPE_LONGLONG);
   memcpy(&prev, buf + 19, sizeof prev);
-  CHECK(target == 9 && prev == 7);
+  ASSERT(target == 9 && prev == 7);
   val = 11;
   memcpy(buf + 1, &val, sizeof val);
   cpu_atomic_compare_and_swap(&target, buf + 1, buf + 10, buf + 19,
                               DART_TYPE_LONGLONG);
   memcpy(&prev, buf + 19, sizeof prev);
-  CHECK(target == 9 && prev == 9); /* failed: unchanged, current returned */
+  ASSERT(target == 9 && prev == 9); /* failed: unchanged, current returned */
   unsigned char byte = 200, bcmp = 200, bval = 250, bprev = 0;
   cpu_atomic_compare_and_swap(&byte, &bval, &bcmp, &bprev, DART_TYPE_BYTE);
-  CHECK(byte == 250 && bprev == 200);
+  ASSERT(byte == 250 && bprev == 200);
   cpu_atomic_compare_and_swap(&byte, &bval, &bcmp, &bprev, DART_TYPE_BYTE);
-  CHECK(byte == 250 && bprev == 250);
+  ASSERT(byte == 250 && bprev == 250);
 
   /* Invalid (type, op) pairs leave memory untouched. */
   float fl = 1.5f, fl2 = 2.0f, flres = 0;
   cpu_atomic_accumulate(&fl, &fl2, 1, DART_TYPE_FLOAT, DART_OP_BAND);
   cpu_atomic_accumulate(&fl, &fl2, 1, DART_TYPE_FLOAT, DART_OP_LXOR);
   cpu_atomic_compare_and_swap(&fl, &fl2, &fl, &flres, DART_TYPE_FLOAT);
-  CHECK(fl == 1.5f);
+  ASSERT(fl == 1.5f);
   int iv = 10, iop = 3;
   cpu_atomic_accumulate(&iv, &iop, 1, DART_TYPE_INT, DART_OP_MINMAX);
   cpu_atomic_accumulate(&iv, &iop, 1, DART_TYPE_INT, DART_OP_UNDEFINED);
   cpu_atomic_accumulate(&iv, &iop, 1, DART_TYPE_INT, DART_OP_LAST);
   cpu_atomic_accumulate(&iv, &iop, 1, DART_TYPE_INT, (dart_operation_t)4711);
-  CHECK(iv == 10);
+  ASSERT(iv == 10);
   long double ld = 1.0L, ldv = 2.0L, ldres = 0;
   cpu_atomic_accumulate(&ld, &ldv, 1, DART_TYPE_LONG_DOUBLE, DART_OP_SUM);
   cpu_atomic_fetch_and_op(&ld, &ldv, &ldres, DART_TYPE_LONG_DOUBLE,
                           DART_OP_REPLACE);
-  CHECK(ld == 1.0L);
+  ASSERT(ld == 1.0L);
   uint64_t raw = 5, rawv = 6, rawres = 0;
   cpu_atomic_accumulate(&raw, &rawv, 1, (dart_datatype_t)4096, DART_OP_SUM);
   cpu_atomic_compare_and_swap(&raw, &rawv, &raw, &rawres,
                               (dart_datatype_t)4096);
-  CHECK(raw == 5);
+  ASSERT(raw == 5);
   cpu_atomic_accumulate(&raw, &rawv, 0, DART_TYPE_ULONGLONG, DART_OP_SUM);
-  CHECK(raw == 5);
+  ASSERT(raw == 5);
   return 0;
 }
 
-int main(void)
+static void single_process(void) { ASSERT(single() == 0); }
+static void concurrent_processes(void) { ASSERT(concurrent() == 0); }
+
+static const struct test_case cases[] = {
+  { "single_process", single_process },
+  { "concurrent_processes", concurrent_processes },
+};
+
+int main(int argc, char **argv)
 {
-  CHECK(single() == 0);
-  CHECK(concurrent() == 0);
-  printf("test_cpu_atomics: passed\n");
-  return 0;
+  return test_run(argc, argv, TEST_CASES(cases));
 }

@@ -6,7 +6,7 @@
 
 #include <dash/dart/if/dart.h>
 
-#include "test_assert.h"
+#include "test.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,7 +30,7 @@ static struct layout contig(dart_datatype_t type)
 static struct layout strided(dart_datatype_t base, size_t s, size_t b)
 {
   struct layout l = { .kind = STRIDED, .s = s, .b = b };
-  TEST_OK(dart_type_create_strided(base, s, b, &l.id));
+  ASSERT_OK(dart_type_create_strided(base, s, b, &l.id));
   return l;
 }
 
@@ -38,10 +38,10 @@ static struct layout indexed(dart_datatype_t base, size_t c,
                              const size_t *len, const size_t *off)
 {
   struct layout l = { .kind = INDEXED, .c = c };
-  TEST_ASSERT(c <= 8);
+  ASSERT(c <= 8);
   memcpy(l.len, len, c * sizeof *len);
   memcpy(l.off, off, c * sizeof *off);
-  TEST_OK(dart_type_create_indexed(base, c, len, off, &l.id));
+  ASSERT_OK(dart_type_create_indexed(base, c, len, off, &l.id));
   return l;
 }
 
@@ -81,7 +81,7 @@ static unsigned char *pattern(size_t bytes)
 {
   size_t words = (bytes + SLACK) / 4 + 1;
   uint32_t *p = malloc(words * 4);
-  TEST_ASSERT(p != NULL);
+  ASSERT(p != NULL);
   for (size_t i = 0; i < words; ++i) {
     p[i] = (uint32_t)i + 1;
   }
@@ -91,7 +91,7 @@ static unsigned char *pattern(size_t bytes)
 static unsigned char *blank(size_t bytes)
 {
   unsigned char *p = malloc(bytes + SLACK);
-  TEST_ASSERT(p != NULL);
+  ASSERT(p != NULL);
   memset(p, 0xEE, bytes + SLACK);
   return p;
 }
@@ -102,12 +102,12 @@ static void check_pair(const struct layout *src, const struct layout *dst,
                        size_t nelem)
 {
   const struct datatype *sd = NULL, *dd = NULL;
-  TEST_OK(datatype_check_transfer("test", src->id, dst->id, nelem, &sd, &dd));
-  TEST_ASSERT(sd == datatype_get(src->id) && dd == datatype_get(dst->id));
+  ASSERT_OK(datatype_check_transfer("test", src->id, dst->id, nelem, &sd, &dd));
+  ASSERT(sd == datatype_get(src->id) && dd == datatype_get(dst->id));
   size_t size = sd->base_size;
   size_t sspan = ref_span(src, nelem, size), dspan = ref_span(dst, nelem, size);
-  TEST_EQ(datatype_span_bytes(sd, nelem), sspan);
-  TEST_EQ(datatype_span_bytes(dd, nelem), dspan);
+  ASSERT_EQ(datatype_span_bytes(sd, nelem), sspan);
+  ASSERT_EQ(datatype_span_bytes(dd, nelem), dspan);
 
   unsigned char *in = pattern(sspan);
   unsigned char *want = blank(dspan), *got = blank(dspan), *mpi = blank(dspan);
@@ -115,19 +115,19 @@ static void check_pair(const struct layout *src, const struct layout *dst,
     memcpy(want + ref_pos(dst, j) * size, in + ref_pos(src, j) * size, size);
   }
   datatype_copy(got, dd, in, sd, nelem);
-  TEST_ASSERT(memcmp(got, want, dspan + SLACK) == 0);
+  ASSERT(memcmp(got, want, dspan + SLACK) == 0);
 
   struct mpi_count sc, dc;
-  TEST_EQ(datatype_mpi_layout(sd, nelem, &sc), MPI_SUCCESS);
-  TEST_EQ(datatype_mpi_layout(dd, nelem, &dc), MPI_SUCCESS);
+  ASSERT_EQ(datatype_mpi_layout(sd, nelem, &sc), MPI_SUCCESS);
+  ASSERT_EQ(datatype_mpi_layout(dd, nelem, &dc), MPI_SUCCESS);
   /* Folding must kick in exactly when the instance count exceeds the limit
    * (DART_MPI_COUNT_LIMIT=3 in the countlimit variant). */
-  TEST_EQ(sc.owned, nelem / sd->block_count > mpi_count_limit());
-  TEST_EQ(dc.owned, nelem / dd->block_count > mpi_count_limit());
-  TEST_EQ(MPI_Sendrecv(in, sc.count, sc.type, 0, 7, mpi, dc.count, dc.type,
-                       0, 7, MPI_COMM_SELF, MPI_STATUS_IGNORE),
-          MPI_SUCCESS);
-  TEST_ASSERT(memcmp(mpi, want, dspan + SLACK) == 0);
+  ASSERT_EQ(sc.owned, nelem / sd->block_count > mpi_count_limit());
+  ASSERT_EQ(dc.owned, nelem / dd->block_count > mpi_count_limit());
+  ASSERT_EQ(MPI_Sendrecv(in, sc.count, sc.type, 0, 7, mpi, dc.count, dc.type,
+                         0, 7, MPI_COMM_SELF, MPI_STATUS_IGNORE),
+            MPI_SUCCESS);
+  ASSERT(memcmp(mpi, want, dspan + SLACK) == 0);
   mpi_count_release(&sc);
   mpi_count_release(&dc);
   free(in);
@@ -158,17 +158,17 @@ static void spec_examples(void)
   /* strided (3,1) source: elements 0, 3, ..., 117 into dest[0..39] */
   datatype_copy(dest, in, src, datatype_get(s3.id), 40);
   for (int j = 0; j < 40; ++j) {
-    TEST_EQ(dest[j], 3 * j);
+    ASSERT_EQ(dest[j], 3 * j);
   }
-  TEST_EQ(dest[40], -1);
-  TEST_EQ(datatype_span_bytes(datatype_get(s3.id), 40), 118 * sizeof(int));
+  ASSERT_EQ(dest[40], -1);
+  ASSERT_EQ(datatype_span_bytes(datatype_get(s3.id), 40), 118 * sizeof(int));
   /* swapped: 0..39 into dest[0], dest[3], ... */
   for (int i = 0; i < 240; ++i) {
     dest[i] = -1;
   }
   datatype_copy(dest, datatype_get(s3.id), src, in, 40);
   for (int i = 0; i < 240; ++i) {
-    TEST_EQ(dest[i], i % 3 == 0 && i < 120 ? i / 3 : -1);
+    ASSERT_EQ(dest[i], i % 3 == 0 && i < 120 ? i / 3 : -1);
   }
   /* strided (5,2) into strided (2,1), nelem 48: 0,1,5,6,10,11,... into
    * dest[0], dest[2], dest[4], ... */
@@ -176,17 +176,17 @@ static void spec_examples(void)
     dest[i] = -1;
   }
   datatype_copy(dest, datatype_get(s21.id), src, datatype_get(s52.id), 48);
-  TEST_EQ(dest[0], 0);
-  TEST_EQ(dest[2], 1);
-  TEST_EQ(dest[4], 5);
-  TEST_EQ(dest[6], 6);
-  TEST_EQ(dest[8], 10);
+  ASSERT_EQ(dest[0], 0);
+  ASSERT_EQ(dest[2], 1);
+  ASSERT_EQ(dest[4], 5);
+  ASSERT_EQ(dest[6], 6);
+  ASSERT_EQ(dest[8], 10);
   for (int i = 0; i < 240; ++i) {
-    TEST_EQ(dest[i], i % 2 == 0 && i < 96 ? i / 4 * 5 + i / 2 % 2 : -1);
+    ASSERT_EQ(dest[i], i % 2 == 0 && i < 96 ? i / 4 * 5 + i / 2 % 2 : -1);
   }
-  TEST_EQ(datatype_span_bytes(datatype_get(s52.id), 48),
-          (23 * 5 + 2) * sizeof(int));
-  TEST_EQ(datatype_span_bytes(datatype_get(s21.id), 48), 95 * sizeof(int));
+  ASSERT_EQ(datatype_span_bytes(datatype_get(s52.id), 48),
+            (23 * 5 + 2) * sizeof(int));
+  ASSERT_EQ(datatype_span_bytes(datatype_get(s21.id), 48), 95 * sizeof(int));
 
   struct layout i32 = contig(DART_TYPE_INT);
   check_both_ways(&s3, &i32, 40);
@@ -195,7 +195,7 @@ static void spec_examples(void)
   check_both_ways(&s52, &s21, 96);
   dart_datatype_t ids[3] = { s3.id, s52.id, s21.id };
   for (int i = 0; i < 3; ++i) {
-    TEST_OK(dart_type_destroy(&ids[i]));
+    ASSERT_OK(dart_type_destroy(&ids[i]));
   }
 }
 
@@ -205,12 +205,12 @@ static void check_instance(const struct layout *l, size_t extent)
   const struct datatype *d = datatype_get(l->id);
   MPI_Aint lb, ext;
   int bytes;
-  TEST_EQ(d->extent, extent);
-  TEST_EQ(MPI_Type_get_extent(d->mpi_instance, &lb, &ext), MPI_SUCCESS);
-  TEST_EQ(lb, 0);
-  TEST_EQ(ext, extent * d->base_size);
-  TEST_EQ(MPI_Type_size(d->mpi_instance, &bytes), MPI_SUCCESS);
-  TEST_EQ(bytes, d->block_count * d->base_size);
+  ASSERT_EQ(d->extent, extent);
+  ASSERT_EQ(MPI_Type_get_extent(d->mpi_instance, &lb, &ext), MPI_SUCCESS);
+  ASSERT_EQ(lb, 0);
+  ASSERT_EQ(ext, extent * d->base_size);
+  ASSERT_EQ(MPI_Type_size(d->mpi_instance, &bytes), MPI_SUCCESS);
+  ASSERT_EQ(bytes, d->block_count * d->base_size);
 }
 
 static void layouts(void)
@@ -237,26 +237,26 @@ static void layouts(void)
   struct layout s21 = strided(DART_TYPE_INT, 2, 1);
 
   const struct datatype *da = datatype_get(ia.id);
-  TEST_EQ(da->block_count, 6);
+  ASSERT_EQ(da->block_count, 6);
   const size_t starts[] = { 0, 3, 3, 5 };
   for (int i = 0; i < 4; ++i) {
-    TEST_EQ(da->block_starts[i], starts[i]);
+    ASSERT_EQ(da->block_starts[i], starts[i]);
   }
   check_instance(&ia, 11);
   check_instance(&ib, 8);
   check_instance(&ic, 2);
   check_instance(&iz, 8);
   check_instance(&s43, 4);
-  TEST_ASSERT(datatype_get(DART_TYPE_INT)->mpi_instance == MPI_DATATYPE_NULL);
+  ASSERT(datatype_get(DART_TYPE_INT)->mpi_instance == MPI_DATATYPE_NULL);
 
   /* Spans: last instance r, max end of its blocks (empty ones ignored). */
-  TEST_EQ(datatype_span_bytes(da, 0), 0);
-  TEST_EQ(datatype_span_bytes(da, 6), 13 * sizeof(int));
-  TEST_EQ(datatype_span_bytes(da, 12), (11 + 13) * sizeof(int));
-  TEST_EQ(datatype_span_bytes(da, 9), (11 + 10) * sizeof(int));
-  TEST_EQ(datatype_span_bytes(datatype_get(ib.id), 12), (8 + 9) * sizeof(int));
-  TEST_EQ(datatype_span_bytes(datatype_get(ic.id), 4), 9 * sizeof(int));
-  TEST_EQ(datatype_span_bytes(datatype_get(iz.id), 6), (8 + 9) * sizeof(int));
+  ASSERT_EQ(datatype_span_bytes(da, 0), 0);
+  ASSERT_EQ(datatype_span_bytes(da, 6), 13 * sizeof(int));
+  ASSERT_EQ(datatype_span_bytes(da, 12), (11 + 13) * sizeof(int));
+  ASSERT_EQ(datatype_span_bytes(da, 9), (11 + 10) * sizeof(int));
+  ASSERT_EQ(datatype_span_bytes(datatype_get(ib.id), 12), (8 + 9) * sizeof(int));
+  ASSERT_EQ(datatype_span_bytes(datatype_get(ic.id), 4), 9 * sizeof(int));
+  ASSERT_EQ(datatype_span_bytes(datatype_get(iz.id), 6), (8 + 9) * sizeof(int));
 
   /* Explicit positions of ia over two instances. */
   int src[64], dest[16];
@@ -266,7 +266,7 @@ static void layouts(void)
   datatype_copy(dest, datatype_get(DART_TYPE_INT), src, da, 12);
   const int expect[] = { 7, 8, 9, 2, 3, 12, 18, 19, 20, 13, 14, 23 };
   for (int j = 0; j < 12; ++j) {
-    TEST_EQ(dest[j], expect[j]);
+    ASSERT_EQ(dest[j], expect[j]);
   }
 
   const size_t n = 540; /* a multiple of every B here (6, 4, 3, 2, 1) */
@@ -281,13 +281,13 @@ static void layouts(void)
 
   /* A 12-byte custom base. */
   dart_datatype_t cust;
-  TEST_OK(dart_type_create_custom(12, &cust));
-  TEST_ASSERT(datatype_get(cust)->mpi_instance == MPI_DATATYPE_NULL);
+  ASSERT_OK(dart_type_create_custom(12, &cust));
+  ASSERT(datatype_get(cust)->mpi_instance == MPI_DATATYPE_NULL);
   struct layout c12 = contig(cust);
   struct layout cs = strided(cust, 3, 2);
   struct layout ci = indexed(cust, 4, a_len, a_off);
   check_instance(&cs, 3);
-  TEST_EQ(datatype_span_bytes(datatype_get(cs.id), 6), 8 * 12);
+  ASSERT_EQ(datatype_span_bytes(datatype_get(cs.id), 6), 8 * 12);
   check_both_ways(&cs, &c12, 90);
   check_both_ways(&cs, &ci, 90);
   check_pair(&cs, &cs, 90);
@@ -300,7 +300,7 @@ static void layouts(void)
   dart_datatype_t ids[] = { ia.id, ib.id, ic.id, iz.id, s43.id, s44.id,
                             s21.id, cs.id, ci.id, ls.id, cust };
   for (size_t i = 0; i < sizeof ids / sizeof ids[0]; ++i) {
-    TEST_OK(dart_type_destroy(&ids[i]));
+    ASSERT_OK(dart_type_destroy(&ids[i]));
   }
 }
 
@@ -308,59 +308,59 @@ static void transfer_checks(void)
 {
   const struct datatype *s = NULL, *d = NULL;
   dart_datatype_t cust, s52, sl, gone;
-  TEST_OK(dart_type_create_custom(12, &cust));
-  TEST_OK(dart_type_create_strided(DART_TYPE_INT, 5, 2, &s52));
-  TEST_OK(dart_type_create_strided(DART_TYPE_LONG, 3, 1, &sl));
-  TEST_OK(dart_type_create_strided(DART_TYPE_INT, 3, 1, &gone));
+  ASSERT_OK(dart_type_create_custom(12, &cust));
+  ASSERT_OK(dart_type_create_strided(DART_TYPE_INT, 5, 2, &s52));
+  ASSERT_OK(dart_type_create_strided(DART_TYPE_LONG, 3, 1, &sl));
+  ASSERT_OK(dart_type_create_strided(DART_TYPE_INT, 3, 1, &gone));
   dart_datatype_t stale = gone;
-  TEST_OK(dart_type_destroy(&gone));
+  ASSERT_OK(dart_type_destroy(&gone));
 
-  TEST_OK(datatype_check_transfer("t", DART_TYPE_INT, DART_TYPE_INT, 0, &s,
-                                  &d));
-  TEST_ASSERT(s == datatype_get(DART_TYPE_INT) && d == s);
-  TEST_OK(datatype_check_transfer("t", s52, DART_TYPE_INT, 48, &s, &d));
-  TEST_OK(datatype_check_transfer("t", DART_TYPE_INT, s52, 4, &s, &d));
-  TEST_OK(datatype_check_transfer("t", cust, cust, 5, &s, &d));
-  TEST_OK(datatype_check_transfer("t", sl, DART_TYPE_LONG, 7, &s, &d));
+  ASSERT_OK(datatype_check_transfer("t", DART_TYPE_INT, DART_TYPE_INT, 0, &s,
+                                    &d));
+  ASSERT(s == datatype_get(DART_TYPE_INT) && d == s);
+  ASSERT_OK(datatype_check_transfer("t", s52, DART_TYPE_INT, 48, &s, &d));
+  ASSERT_OK(datatype_check_transfer("t", DART_TYPE_INT, s52, 4, &s, &d));
+  ASSERT_OK(datatype_check_transfer("t", cust, cust, 5, &s, &d));
+  ASSERT_OK(datatype_check_transfer("t", sl, DART_TYPE_LONG, 7, &s, &d));
 
   const dart_ret_t inval = DART_ERR_INVAL;
   /* base mismatch */
-  TEST_RET(datatype_check_transfer("t", DART_TYPE_INT, DART_TYPE_LONG, 4, &s,
-                                   &d), inval);
-  TEST_RET(datatype_check_transfer("t", cust, DART_TYPE_BYTE, 4, &s, &d),
-           inval);
-  TEST_RET(datatype_check_transfer("t", DART_TYPE_BYTE, cust, 4, &s, &d),
-           inval);
-  TEST_RET(datatype_check_transfer("t", sl, s52, 2, &s, &d), inval);
+  ASSERT_RET(datatype_check_transfer("t", DART_TYPE_INT, DART_TYPE_LONG, 4, &s,
+                                     &d), inval);
+  ASSERT_RET(datatype_check_transfer("t", cust, DART_TYPE_BYTE, 4, &s, &d),
+             inval);
+  ASSERT_RET(datatype_check_transfer("t", DART_TYPE_BYTE, cust, 4, &s, &d),
+             inval);
+  ASSERT_RET(datatype_check_transfer("t", sl, s52, 2, &s, &d), inval);
   /* nelem not a multiple of B, either side */
-  TEST_RET(datatype_check_transfer("t", s52, DART_TYPE_INT, 3, &s, &d), inval);
-  TEST_RET(datatype_check_transfer("t", DART_TYPE_INT, s52, 3, &s, &d), inval);
+  ASSERT_RET(datatype_check_transfer("t", s52, DART_TYPE_INT, 3, &s, &d), inval);
+  ASSERT_RET(datatype_check_transfer("t", DART_TYPE_INT, s52, 3, &s, &d), inval);
   /* undefined, destroyed, junk, sentinel */
-  TEST_RET(datatype_check_transfer("t", DART_TYPE_UNDEFINED, DART_TYPE_INT, 1,
-                                   &s, &d), inval);
-  TEST_RET(datatype_check_transfer("t", DART_TYPE_INT, DART_TYPE_UNDEFINED, 1,
-                                   &s, &d), inval);
-  TEST_RET(datatype_check_transfer("t", stale, DART_TYPE_INT, 3, &s, &d),
-           inval);
-  TEST_RET(datatype_check_transfer("t", DART_TYPE_INT, stale, 3, &s, &d),
-           inval);
-  TEST_RET(datatype_check_transfer("t", DART_TYPE_LAST, DART_TYPE_LAST, 1, &s,
-                                   &d), inval);
-  TEST_RET(datatype_check_transfer("t", (dart_datatype_t)123456789,
-                                   DART_TYPE_INT, 1, &s, &d), inval);
+  ASSERT_RET(datatype_check_transfer("t", DART_TYPE_UNDEFINED, DART_TYPE_INT, 1,
+                                     &s, &d), inval);
+  ASSERT_RET(datatype_check_transfer("t", DART_TYPE_INT, DART_TYPE_UNDEFINED, 1,
+                                     &s, &d), inval);
+  ASSERT_RET(datatype_check_transfer("t", stale, DART_TYPE_INT, 3, &s, &d),
+             inval);
+  ASSERT_RET(datatype_check_transfer("t", DART_TYPE_INT, stale, 3, &s, &d),
+             inval);
+  ASSERT_RET(datatype_check_transfer("t", DART_TYPE_LAST, DART_TYPE_LAST, 1, &s,
+                                     &d), inval);
+  ASSERT_RET(datatype_check_transfer("t", (dart_datatype_t)123456789,
+                                     DART_TYPE_INT, 1, &s, &d), inval);
 
-  TEST_OK(dart_type_destroy(&cust));
-  TEST_OK(dart_type_destroy(&s52));
-  TEST_OK(dart_type_destroy(&sl));
+  ASSERT_OK(dart_type_destroy(&cust));
+  ASSERT_OK(dart_type_destroy(&s52));
+  ASSERT_OK(dart_type_destroy(&sl));
 }
+
+static const struct test_case cases[] = {
+  { "spec_examples", spec_examples },
+  { "layouts", layouts },
+  { "transfer_checks", transfer_checks },
+};
 
 int main(int argc, char **argv)
 {
-  TEST_OK(dart_init(&argc, &argv));
-  spec_examples();
-  layouts();
-  transfer_checks();
-  test_report_pass("test_datatype_layout");
-  TEST_OK(dart_exit());
-  return 0;
+  return test_run_dart(argc, argv, TEST_CASES(cases));
 }

@@ -1,7 +1,7 @@
 /* The environment switches: defaults, every accepted value, and a clear
  * message for a bad one. */
 #include "base/env_config.h"
-#include "plain_check.h"
+#include "test.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -15,26 +15,26 @@ static const char *const all_vars[] = {
   "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", "DART_SHM_SYNC", NULL
 };
 
-int main(void)
+static void read_switches(void)
 {
   for (const char *const *v = all_vars; *v != NULL; ++v) {
     unsetenv(*v);
   }
   struct env_config cfg;
   char why[256];
-  CHECK(env_config_read(&cfg, why, sizeof why) == 0);
-  CHECK(cfg.log_level == LOG_LEVEL_WARN);
-  CHECK(cfg.shared_memory_path);
-  CHECK(cfg.units_per_node == 0);
-  CHECK(cfg.bootstrap == BOOTSTRAP_NODE_ROOTS);
-  CHECK(cfg.lock_mode == LOCK_MODE_HYBRID);
-  CHECK(cfg.mpi_count_limit == INT_MAX);
-  CHECK(cfg.local_pool_mib == 64);
-  CHECK(cfg.nodedb_lock == SHARED_RW_LOCK_2N);
-  CHECK(cfg.local_pool_max_mib == 0);
-  CHECK(cfg.lock_policy == LOCK_POLICY_SEED);
-  CHECK(!cfg.progress_thread);
-  CHECK(cfg.shm_sync);
+  ASSERT(env_config_read(&cfg, why, sizeof why) == 0);
+  ASSERT(cfg.log_level == LOG_LEVEL_WARN);
+  ASSERT(cfg.shared_memory_path);
+  ASSERT(cfg.units_per_node == 0);
+  ASSERT(cfg.bootstrap == BOOTSTRAP_NODE_ROOTS);
+  ASSERT(cfg.lock_mode == LOCK_MODE_HYBRID);
+  ASSERT(cfg.mpi_count_limit == INT_MAX);
+  ASSERT(cfg.local_pool_mib == 64);
+  ASSERT(cfg.nodedb_lock == SHARED_RW_LOCK_2N);
+  ASSERT(cfg.local_pool_max_mib == 0);
+  ASSERT(cfg.lock_policy == LOCK_POLICY_SEED);
+  ASSERT(!cfg.progress_thread);
+  ASSERT(cfg.shm_sync);
 
   setenv("DART_LOG_LEVEL", "debug", 1);
   setenv("DART_SHM_PATH", "off", 1);
@@ -47,29 +47,29 @@ int main(void)
   setenv("DART_LOCK_POLICY", "history", 1);
   setenv("DART_PROGRESS_THREAD", "on", 1);
   setenv("DART_SHM_SYNC", "off", 1);
-  CHECK(env_config_read(&cfg, why, sizeof why) == 0);
-  CHECK(!cfg.shm_sync);
-  CHECK(cfg.local_pool_mib == 2);
-  CHECK(cfg.local_pool_max_mib == 128);
-  CHECK(cfg.log_level == LOG_LEVEL_DEBUG);
-  CHECK(!cfg.shared_memory_path);
-  CHECK(cfg.units_per_node == 3);
-  CHECK(cfg.bootstrap == BOOTSTRAP_NAIVE);
-  CHECK(cfg.lock_mode == LOCK_MODE_MPI_MCS);
-  CHECK(cfg.mpi_count_limit == 7);
-  CHECK(cfg.lock_policy == LOCK_POLICY_HISTORY);
-  CHECK(cfg.progress_thread);
+  ASSERT(env_config_read(&cfg, why, sizeof why) == 0);
+  ASSERT(!cfg.shm_sync);
+  ASSERT(cfg.local_pool_mib == 2);
+  ASSERT(cfg.local_pool_max_mib == 128);
+  ASSERT(cfg.log_level == LOG_LEVEL_DEBUG);
+  ASSERT(!cfg.shared_memory_path);
+  ASSERT(cfg.units_per_node == 3);
+  ASSERT(cfg.bootstrap == BOOTSTRAP_NAIVE);
+  ASSERT(cfg.lock_mode == LOCK_MODE_MPI_MCS);
+  ASSERT(cfg.mpi_count_limit == 7);
+  ASSERT(cfg.lock_policy == LOCK_POLICY_HISTORY);
+  ASSERT(cfg.progress_thread);
   setenv("DART_BOOTSTRAP", "on-demand", 1);
   setenv("DART_LOCK_MODE", "mpi-win-lock", 1);
-  CHECK(env_config_read(&cfg, why, sizeof why) == 0);
-  CHECK(cfg.bootstrap == BOOTSTRAP_ON_DEMAND);
-  CHECK(cfg.lock_mode == LOCK_MODE_MPI_WIN_LOCK);
+  ASSERT(env_config_read(&cfg, why, sizeof why) == 0);
+  ASSERT(cfg.bootstrap == BOOTSTRAP_ON_DEMAND);
+  ASSERT(cfg.lock_mode == LOCK_MODE_MPI_WIN_LOCK);
   setenv("DART_NODEDB_LOCK", "rwlock", 1);
-  CHECK(env_config_read(&cfg, why, sizeof why) == 0);
-  CHECK(cfg.nodedb_lock == SHARED_RW_LOCK_PTHREAD);
+  ASSERT(env_config_read(&cfg, why, sizeof why) == 0);
+  ASSERT(cfg.nodedb_lock == SHARED_RW_LOCK_PTHREAD);
   setenv("DART_NODEDB_LOCK", "none", 1);
-  CHECK(env_config_read(&cfg, why, sizeof why) == 0);
-  CHECK(cfg.nodedb_lock == SHARED_RW_LOCK_NONE);
+  ASSERT(env_config_read(&cfg, why, sizeof why) == 0);
+  ASSERT(cfg.nodedb_lock == SHARED_RW_LOCK_NONE);
 
   /* Bad values: refused with a message naming variable and choices. */
   struct { const char *var, *value, *mention; } bad[] = {
@@ -92,14 +92,22 @@ int main(void)
     char *saved = getenv(bad[i].var) ? strdup(getenv(bad[i].var)) : NULL;
     setenv(bad[i].var, bad[i].value, 1);
     why[0] = '\0';
-    CHECK(env_config_read(&cfg, why, sizeof why) == -1);
-    CHECK(strstr(why, bad[i].var) != NULL);
-    CHECK(strstr(why, bad[i].mention) != NULL);
+    ASSERT(env_config_read(&cfg, why, sizeof why) == -1);
+    ASSERT(strstr(why, bad[i].var) != NULL);
+    ASSERT(strstr(why, bad[i].mention) != NULL);
     if (saved != NULL) {
       setenv(bad[i].var, saved, 1);
       free(saved);
     }
   }
   printf("test_env_config: passed\n");
-  return 0;
+}
+
+static const struct test_case cases[] = {
+  { "read_switches", read_switches },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run(argc, argv, TEST_CASES(cases));
 }

@@ -21,7 +21,7 @@
  * usage: test_fuzz_rma [--seed S] [--iters N]
  *   S: the seed (default 20240601; each unit derives its own stream),
  *   N: calls per unit (default 2000), checked in rounds of 256. */
-#include "test_assert.h"
+#include "test.h"
 
 #include <mpi.h>
 
@@ -112,26 +112,23 @@ static char what[512];        /* the call under test */
 static char last_log[1024];   /* what it logged */
 static unsigned long long round_no, call_no;
 
-__attribute__((noreturn, format(printf, 2, 3))) static void
-fuzz_fail(int line, const char *fmt, ...)
+/* A failure names the round, the call under test and what it logged: they
+ * become the stage of test.h's one-line report. The log goes to a file
+ * while the calls run, so stderr comes back first. */
+static void fuzz_fail_context(void)
 {
   if (real_stderr >= 0) {
     dup2(real_stderr, 2);
   }
-  va_list args;
-  va_start(args, fmt);
-  fprintf(stderr, "FAIL test_fuzz_rma.c:%d unit %d, round %llu, call %llu "
-          "(%s): ", line, me, round_no, call_no, what);
-  vfprintf(stderr, fmt, args);
-  fprintf(stderr, "\n");
-  if (last_log[0] != '\0') {
-    fprintf(stderr, "  it logged: %s", last_log);
-  }
-  va_end(args);
-  fflush(stderr);
-  dart_abort(1);
+  size_t len = strcspn(last_log, "\n");
+  STAGE("round %llu, call %llu (%s)%s%.*s", round_no, call_no, what,
+        last_log[0] != '\0' ? "; it logged: " : "", (int)len, last_log);
 }
-#define FAIL(...) fuzz_fail(__LINE__, __VA_ARGS__)
+#define FAIL(...)                                                          \
+  do {                                                                     \
+    fuzz_fail_context();                                                   \
+    FAILF(__VA_ARGS__);                                                    \
+  } while (0)
 #define CHECK(cond)                                                        \
   do {                                                                     \
     if (!(cond)) {                                                         \
@@ -198,12 +195,12 @@ static void capture_log(void)
   signal(SIGABRT, on_crash);
   char path[] = "/tmp/dart-fuzz-log-XXXXXX";
   log_fd = mkstemp(path);
-  TEST_ASSERT(log_fd >= 0);
+  ASSERT(log_fd >= 0);
   unlink(path);
   fflush(stderr);
   real_stderr = dup(2);
-  TEST_ASSERT(real_stderr >= 0);
-  TEST_ASSERT(dup2(log_fd, 2) == 2);
+  ASSERT(real_stderr >= 0);
+  ASSERT(dup2(log_fd, 2) == 2);
   struct stat st;
   fstat(log_fd, &st);
   log_pos = st.st_size;
@@ -269,39 +266,39 @@ static void make_types(void)
   /* INT family: strided (3, 2) and (2, 1), indexed {2@0, 1@4, 3@6}. */
   t = (struct ftype){ "strided(INT,3,2)", 0, 2, sizeof(int), 2, K_STRIDED,
                       3, 2, 0, { 0 }, { 0 }, 0 };
-  TEST_OK(dart_type_create_strided(DART_TYPE_INT, 3, 2, &t.id));
+  ASSERT_OK(dart_type_create_strided(DART_TYPE_INT, 3, 2, &t.id));
   types[ntypes++] = t;
   t = (struct ftype){ "strided(INT,2,1)", 0, 2, sizeof(int), 1, K_STRIDED,
                       2, 1, 0, { 0 }, { 0 }, 0 };
-  TEST_OK(dart_type_create_strided(DART_TYPE_INT, 2, 1, &t.id));
+  ASSERT_OK(dart_type_create_strided(DART_TYPE_INT, 2, 1, &t.id));
   types[ntypes++] = t;
   t = (struct ftype){ "indexed(INT,{2@0,1@4,3@6})", 0, 2, sizeof(int), 6,
                       K_INDEXED, 0, 0, 3, { 2, 1, 3 }, { 0, 4, 6 }, 9 };
-  TEST_OK(dart_type_create_indexed(DART_TYPE_INT, 3, t.lens, t.offs, &t.id));
+  ASSERT_OK(dart_type_create_indexed(DART_TYPE_INT, 3, t.lens, t.offs, &t.id));
   types[ntypes++] = t;
   /* LONG family: strided (4, 1). */
   t = (struct ftype){ "strided(LONG,4,1)", 0, 4, sizeof(long), 1, K_STRIDED,
                       4, 1, 0, { 0 }, { 0 }, 0 };
-  TEST_OK(dart_type_create_strided(DART_TYPE_LONG, 4, 1, &t.id));
+  ASSERT_OK(dart_type_create_strided(DART_TYPE_LONG, 4, 1, &t.id));
   types[ntypes++] = t;
   /* A custom 12-byte type and a strided layout of it. */
   t = (struct ftype){ "custom(12)", 0, 100, 12, 1, K_CONTIG, 0, 0, 0,
                       { 0 }, { 0 }, 0 };
-  TEST_OK(dart_type_create_custom(12, &t.id));
+  ASSERT_OK(dart_type_create_custom(12, &t.id));
   types[ntypes++] = t;
   dart_datatype_t c12 = t.id;
   t = (struct ftype){ "strided(custom12,2,1)", 0, 100, 12, 1, K_STRIDED,
                       2, 1, 0, { 0 }, { 0 }, 0 };
-  TEST_OK(dart_type_create_strided(c12, 2, 1, &t.id));
+  ASSERT_OK(dart_type_create_strided(c12, 2, 1, &t.id));
   types[ntypes++] = t;
-  TEST_OK(dart_type_create_custom(5, &stale_type));
-  TEST_OK(dart_type_destroy(&stale_type));
-  TEST_OK(dart_type_create_custom(7, &stale_type));
+  ASSERT_OK(dart_type_create_custom(5, &stale_type));
+  ASSERT_OK(dart_type_destroy(&stale_type));
+  ASSERT_OK(dart_type_create_custom(7, &stale_type));
   dart_datatype_t doomed = stale_type;
-  TEST_OK(dart_type_destroy(&stale_type));
+  ASSERT_OK(dart_type_destroy(&stale_type));
   stale_type = doomed;
-  TEST_OK(dart_op_create(sum_op, NULL, true, DART_TYPE_INT, false,
-                         &user_op));
+  ASSERT_OK(dart_op_create(sum_op, NULL, true, DART_TYPE_INT, false,
+                           &user_op));
 }
 
 /* Position (in base elements) of element j of type t (spec 4.5). */
@@ -1267,19 +1264,19 @@ static void make_segments(void)
   size_t mine = portion_bytes(me);
   for (int s = 0; s < NSEG; ++s) {
     segs[s].base = calloc((size_t)nunits, sizeof(uint64_t));
-    TEST_ASSERT(segs[s].base != NULL);
+    ASSERT(segs[s].base != NULL);
     segs[s].size_known = s != SEG_POOL;
   }
-  TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, mine, DART_TYPE_BYTE,
-                                     &segs[SEG_ALLOC].g));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, mine, DART_TYPE_BYTE,
+                                       &segs[SEG_ALLOC].g));
   segs[SEG_REG].raw = malloc(OUTER + mine + OUTER);
-  TEST_ASSERT(segs[SEG_REG].raw != NULL);
+  ASSERT(segs[SEG_REG].raw != NULL);
   memset(segs[SEG_REG].raw, 0xe7, OUTER + mine + OUTER);
-  TEST_OK(dart_team_memregister(DART_TEAM_ALL, mine, DART_TYPE_BYTE,
-                                segs[SEG_REG].raw + OUTER,
-                                &segs[SEG_REG].g));
+  ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, mine, DART_TYPE_BYTE,
+                                  segs[SEG_REG].raw + OUTER,
+                                  &segs[SEG_REG].g));
   dart_gptr_t block;
-  TEST_OK(dart_memalloc(mine, DART_TYPE_BYTE, &block));
+  ASSERT_OK(dart_memalloc(mine, DART_TYPE_BYTE, &block));
   uint64_t off = block.addr_or_offs.offset;
   MPI_Allgather(&off, 1, MPI_UINT64_T, segs[SEG_POOL].base, 1, MPI_UINT64_T,
                 MPI_COMM_WORLD);
@@ -1288,14 +1285,14 @@ static void make_segments(void)
   segs[SEG_POOL].g.addr_or_offs.offset = 0;
   for (int s = 0; s < NSEG; ++s) {
     void *addr = NULL;
-    TEST_OK(dart_gptr_getaddr(gptr_to(s, me, 0), &addr));
-    TEST_ASSERT(addr != NULL);
+    ASSERT_OK(dart_gptr_getaddr(gptr_to(s, me, 0), &addr));
+    ASSERT(addr != NULL);
     segs[s].mine = addr;
     fill_portion(s, segs[s].mine, me);
     for (int owner = 0; owner < nunits; ++owner) {
       /* The shadow: my region as every owner initialized it. */
       unsigned char *full = malloc(portion_bytes(owner));
-      TEST_ASSERT(full != NULL);
+      ASSERT(full != NULL);
       fill_portion(s, full, owner);
       memcpy(shadow_of(s, owner), full + region_off(me), REG);
       free(full);
@@ -1303,20 +1300,20 @@ static void make_segments(void)
   }
   /* A freed segment: its id must be unknown from now on. */
   dart_gptr_t gone;
-  TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 64, DART_TYPE_BYTE,
-                                     &gone));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 64, DART_TYPE_BYTE,
+                                       &gone));
   freed_segid = gone.segid;
-  TEST_OK(dart_team_memfree(gone));
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_memfree(gone));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 }
 
 static void free_segments(void)
 {
-  TEST_OK(dart_team_memfree(segs[SEG_ALLOC].g));
-  TEST_OK(dart_team_memderegister(segs[SEG_REG].g));
+  ASSERT_OK(dart_team_memfree(segs[SEG_ALLOC].g));
+  ASSERT_OK(dart_team_memderegister(segs[SEG_REG].g));
   dart_gptr_t block = gptr_to(SEG_POOL, me, 0);
   block.flags = 0;
-  TEST_OK(dart_memfree(block));
+  ASSERT_OK(dart_memfree(block));
   free(segs[SEG_REG].raw);
   for (int s = 0; s < NSEG; ++s) {
     free(segs[s].base);
@@ -1334,7 +1331,7 @@ static void check_memory(void)
   }
   CHECK(dart_barrier(DART_TEAM_ALL) == DART_OK);
   unsigned char *recv = malloc((size_t)nunits * REG);
-  TEST_ASSERT(recv != NULL);
+  ASSERT(recv != NULL);
   for (int s = 0; s < NSEG; ++s) {
     const unsigned char *p = segs[s].mine;
     size_t size = portion_bytes(me);
@@ -1389,26 +1386,33 @@ static unsigned long long parse_number(const char *s, const char *name)
   return v;
 }
 
-int main(int argc, char **argv)
+static unsigned long long seed = 20240601, iters = 2000;
+
+static void setup(int *argc, char ***argv)
 {
-  unsigned long long seed = 20240601, iters = 2000;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
-      seed = parse_number(argv[++i], "--seed");
-    } else if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc) {
-      iters = parse_number(argv[++i], "--iters");
+  for (int i = 1; i < *argc; ++i) {
+    if (strcmp((*argv)[i], "--seed") == 0 && i + 1 < *argc) {
+      seed = parse_number((*argv)[++i], "--seed");
+    } else if (strcmp((*argv)[i], "--iters") == 0 && i + 1 < *argc) {
+      iters = parse_number((*argv)[++i], "--iters");
     } else {
       fprintf(stderr, "usage: test_fuzz_rma [--seed S] [--iters N]\n");
-      return 2;
+      exit(2);
     }
   }
-  test_start(&argc, &argv, &me, &nunits);
+  test_start(argc, argv, &me, &nunits);
+}
+
+/* The rounds build on each other (the shadow copy of target memory):
+ * one case. */
+static void random_calls(void)
+{
   int rank = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  TEST_EQ(rank, me);
+  ASSERT_EQ(rank, me);
   rng = seed * 0x100000001b3ull ^ ((uint64_t)me << 48) ^ 0x5eedull;
   shadow = calloc((size_t)NSEG * (size_t)nunits, REG);
-  TEST_ASSERT(shadow != NULL);
+  ASSERT(shadow != NULL);
   make_types();
   make_segments();
   capture_log();
@@ -1440,9 +1444,9 @@ int main(int argc, char **argv)
              MPI_COMM_WORLD);
   free_segments();
   for (int i = NBASIC; i < ntypes; ++i) {
-    TEST_OK(dart_type_destroy(&types[i].id));
+    ASSERT_OK(dart_type_destroy(&types[i].id));
   }
-  TEST_OK(dart_op_destroy(&user_op));
+  ASSERT_OK(dart_op_destroy(&user_op));
   free(shadow);
   if (me == 0) {
     printf("test_fuzz_rma: seed %llu, %d units, %llu calls (%llu valid, "
@@ -1452,7 +1456,14 @@ int main(int argc, char **argv)
            total[ST_VALID], total[ST_INVALID], total[ST_ZERO],
            total[ST_PUTGET], total[ST_ATOMIC], rounds);
   }
-  test_report_pass("test_fuzz_rma");
-  TEST_OK(dart_exit());
-  return 0;
+}
+
+static const struct test_case cases[] = {
+  { "random_calls", random_calls },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup,
+                       test_dart_teardown);
 }

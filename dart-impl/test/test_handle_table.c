@@ -2,7 +2,7 @@
  * constants, stale and made-up ids are rejected, slots are reused with a
  * new generation. */
 #include "base/handle_table.h"
-#include "plain_check.h"
+#include "test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,47 +10,54 @@
 static int destroyed;
 static void count_destroy(void *entry) { (void)entry; destroyed++; }
 
-int main(void)
+static void insert_lookup_remove(void)
 {
   static struct handle_table table = HANDLE_TABLE_INITIALIZER;
   int a, b, c;
   intptr_t ia = handle_table_insert(&table, &a);
   intptr_t ib = handle_table_insert(&table, &b);
-  CHECK(ia >= HANDLE_TABLE_MIN_ID && ib >= HANDLE_TABLE_MIN_ID && ia != ib);
-  CHECK(handle_table_lookup(&table, ia) == &a);
-  CHECK(handle_table_lookup(&table, ib) == &b);
+  ASSERT(ia >= HANDLE_TABLE_MIN_ID && ib >= HANDLE_TABLE_MIN_ID && ia != ib);
+  ASSERT(handle_table_lookup(&table, ia) == &a);
+  ASSERT(handle_table_lookup(&table, ib) == &b);
   for (intptr_t small = -5; small < HANDLE_TABLE_MIN_ID; ++small) {
-    CHECK(handle_table_lookup(&table, small) == NULL);
+    ASSERT(handle_table_lookup(&table, small) == NULL);
   }
-  CHECK(handle_table_lookup(&table, ib + 1) == NULL);
-  CHECK(handle_table_lookup(&table, INTPTR_MAX) == NULL);
+  ASSERT(handle_table_lookup(&table, ib + 1) == NULL);
+  ASSERT(handle_table_lookup(&table, INTPTR_MAX) == NULL);
 
   /* Removed: the old id is dead, and a reused slot gets a new id. */
-  CHECK(handle_table_remove(&table, ia) == &a);
-  CHECK(handle_table_lookup(&table, ia) == NULL);
-  CHECK(handle_table_remove(&table, ia) == NULL);
+  ASSERT(handle_table_remove(&table, ia) == &a);
+  ASSERT(handle_table_lookup(&table, ia) == NULL);
+  ASSERT(handle_table_remove(&table, ia) == NULL);
   intptr_t ic = handle_table_insert(&table, &c);
-  CHECK(ic != ia && ic != ib);
-  CHECK(handle_table_lookup(&table, ic) == &c);
-  CHECK(handle_table_lookup(&table, ia) == NULL);
+  ASSERT(ic != ia && ic != ib);
+  ASSERT(handle_table_lookup(&table, ic) == &c);
+  ASSERT(handle_table_lookup(&table, ia) == NULL);
 
   /* Many entries across several chunks. */
   enum { MANY = 5000 };
-  intptr_t *ids = malloc(MANY * sizeof *ids);
+  intptr_t *ids = xmalloc(MANY * sizeof *ids);
   for (int i = 0; i < MANY; ++i) {
     ids[i] = handle_table_insert(&table, &ids[i]);
-    CHECK(ids[i] != 0);
+    ASSERT(ids[i] != 0);
   }
   for (int i = 0; i < MANY; i += 2) {
-    CHECK(handle_table_remove(&table, ids[i]) == &ids[i]);
+    ASSERT(handle_table_remove(&table, ids[i]) == &ids[i]);
   }
   for (int i = 0; i < MANY; ++i) {
-    CHECK(handle_table_lookup(&table, ids[i]) == (i % 2 ? &ids[i] : NULL));
+    ASSERT(handle_table_lookup(&table, ids[i]) == (i % 2 ? &ids[i] : NULL));
   }
   handle_table_clear(&table, count_destroy);
-  CHECK(destroyed == 2 + MANY / 2); /* b, c and the odd half */
-  CHECK(handle_table_lookup(&table, ib) == NULL);
+  ASSERT(destroyed == 2 + MANY / 2); /* b, c and the odd half */
+  ASSERT(handle_table_lookup(&table, ib) == NULL);
   free(ids);
-  printf("test_handle_table: passed\n");
-  return 0;
+}
+
+static const struct test_case cases[] = {
+  { "insert_lookup_remove", insert_lookup_remove },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run(argc, argv, TEST_CASES(cases));
 }

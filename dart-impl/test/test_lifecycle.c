@@ -4,7 +4,7 @@
  * operation, handle, lock, allocator) returns an error, never DART_OK,
  * and never crashes. The calls are listed once, in `calls` below, so a
  * new API function needs one line here. */
-#include "test_assert.h"
+#include "test.h"
 
 #include <dash/dart/if/dart_locality.h>
 
@@ -609,15 +609,13 @@ static const struct call calls[] = {
 #undef PURE
 #define NCALLS (sizeof calls / sizeof *calls)
 
-static int failures;
-
+/* The failure names the phase and the call: the line is expect's. */
 static void expect(const char *phase, const struct call *c, dart_ret_t got,
                    dart_ret_t want)
 {
   if (got != want) {
-    fprintf(stderr, "FAIL %s:%d %s: dart_%s returned %d, expected %d\n",
-            __FILE__, __LINE__, phase, c->name, (int)got, (int)want);
-    ++failures;
+    FAILF("%s: dart_%s returned %d, expected %d", phase, c->name, (int)got,
+          (int)want);
   }
 }
 
@@ -643,7 +641,7 @@ static bool untouched(const struct args *a)
  * DART_ERR_NOTINIT and writes nothing. */
 static void check_not_initialized(const char *phase, struct args *a)
 {
-  TEST_ASSERT(!dart_initialized());
+  ASSERT(!dart_initialized());
   for (size_t i = 0; i < NCALLS; ++i) {
     if (calls[i].pure) {
       continue;
@@ -651,12 +649,10 @@ static void check_not_initialized(const char *phase, struct args *a)
     fill(a);
     expect(phase, &calls[i], calls[i].fn(a), DART_ERR_NOTINIT);
     if (!untouched(a)) {
-      fprintf(stderr, "FAIL %s:%d %s: dart_%s wrote a caller's buffer\n",
-              __FILE__, __LINE__, phase, calls[i].name);
-      ++failures;
+      FAILF("%s: dart_%s wrote a caller's buffer", phase, calls[i].name);
     }
   }
-  TEST_ASSERT(!dart_lock_initialized(NULL));
+  ASSERT(!dart_lock_initialized(NULL));
 }
 
 /* Freed and destroyed objects: a program that kept a copy of a handle
@@ -668,15 +664,15 @@ static void check_stale(struct args *live, int units)
   /* A freed local allocation: freeing it again is an error. (Its bytes
    * stay inside the unit's pool segment, so a put through a kept gptr is
    * not detectable without a check on every transfer; see local_pool.c.) */
-  TEST_OK(dart_memalloc(4, DART_TYPE_LONG, &a.gptr));
-  TEST_OK(dart_memfree(a.gptr));
-  TEST_RET(dart_memfree(a.gptr), DART_ERR_INVAL);
+  ASSERT_OK(dart_memalloc(4, DART_TYPE_LONG, &a.gptr));
+  ASSERT_OK(dart_memfree(a.gptr));
+  ASSERT_RET(dart_memfree(a.gptr), DART_ERR_INVAL);
 
   /* A freed collective segment: its id is gone, every call is refused. */
-  TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 4, DART_TYPE_LONG,
-                                     &a.gptr));
-  TEST_OK(dart_team_memfree(a.gptr));
-  TEST_RET(dart_team_memfree(a.gptr), DART_ERR_INVAL);
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 4, DART_TYPE_LONG,
+                                       &a.gptr));
+  ASSERT_OK(dart_team_memfree(a.gptr));
+  ASSERT_RET(dart_team_memfree(a.gptr), DART_ERR_INVAL);
   static const char *const seg_calls[] = {
     "accumulate", "accumulate_local", "fetch_and_op", "cas", "get", "put",
     "get_blocking", "put_blocking", "get_handle", "put_handle",
@@ -689,25 +685,25 @@ static void check_stale(struct args *live, int units)
         fill(&a);
         expect("freed team segment", &calls[i], calls[i].fn(&a),
                DART_ERR_INVAL);
-        TEST_ASSERT(untouched(&a));
+        ASSERT(untouched(&a));
       }
     }
   }
 
   /* A deregistered segment. */
-  TEST_OK(dart_team_memregister(DART_TEAM_ALL, 4, DART_TYPE_LONG, a.buf,
-                                &a.gptr));
-  TEST_OK(dart_team_memderegister(a.gptr));
-  TEST_RET(dart_team_memderegister(a.gptr), DART_ERR_INVAL);
-  TEST_RET(dart_put_blocking(a.gptr, a.buf, 1, DART_TYPE_LONG,
-                             DART_TYPE_LONG), DART_ERR_INVAL);
+  ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, 4, DART_TYPE_LONG, a.buf,
+                                  &a.gptr));
+  ASSERT_OK(dart_team_memderegister(a.gptr));
+  ASSERT_RET(dart_team_memderegister(a.gptr), DART_ERR_INVAL);
+  ASSERT_RET(dart_put_blocking(a.gptr, a.buf, 1, DART_TYPE_LONG,
+                               DART_TYPE_LONG), DART_ERR_INVAL);
 
   /* A destroyed team: every team call is DART_ERR_INVAL. */
   dart_team_t t = DART_TEAM_NULL;
-  TEST_OK(dart_team_clone(DART_TEAM_ALL, &t));
+  ASSERT_OK(dart_team_clone(DART_TEAM_ALL, &t));
   dart_team_t kept = t;
-  TEST_OK(dart_team_destroy(&t));
-  TEST_EQ(t, DART_TEAM_NULL);
+  ASSERT_OK(dart_team_destroy(&t));
+  ASSERT_EQ(t, DART_TEAM_NULL);
   a.team = kept;
   static const char *const team_calls[] = {
     "barrier", "bcast", "scatter", "gather", "allgather", "allgatherv",
@@ -723,7 +719,7 @@ static void check_stale(struct args *live, int units)
       if (strcmp(calls[i].name, team_calls[k]) == 0) {
         fill(&a);
         expect("destroyed team", &calls[i], calls[i].fn(&a), DART_ERR_INVAL);
-        TEST_ASSERT(untouched(&a));
+        ASSERT(untouched(&a));
       }
     }
   }
@@ -731,24 +727,24 @@ static void check_stale(struct args *live, int units)
 
   /* A destroyed custom type and operation. */
   dart_datatype_t ty;
-  TEST_OK(dart_type_create_custom(24, &ty));
+  ASSERT_OK(dart_type_create_custom(24, &ty));
   dart_datatype_t kept_ty = ty;
-  TEST_OK(dart_type_destroy(&ty));
-  TEST_RET(dart_type_destroy(&kept_ty), DART_ERR_INVAL);
+  ASSERT_OK(dart_type_destroy(&ty));
+  ASSERT_RET(dart_type_destroy(&kept_ty), DART_ERR_INVAL);
   long got[8];
-  TEST_RET(dart_get_blocking(got, live->gptr, 1, kept_ty, kept_ty),
-           DART_ERR_INVAL);
-  TEST_RET(dart_allreduce(a.buf, got, 1, kept_ty, DART_OP_SUM, DART_TEAM_ALL),
-           DART_ERR_INVAL);
+  ASSERT_RET(dart_get_blocking(got, live->gptr, 1, kept_ty, kept_ty),
+             DART_ERR_INVAL);
+  ASSERT_RET(dart_allreduce(a.buf, got, 1, kept_ty, DART_OP_SUM, DART_TEAM_ALL),
+             DART_ERR_INVAL);
   dart_operation_t op;
-  TEST_OK(dart_op_create(user_op, NULL, true, DART_TYPE_LONG, false, &op));
+  ASSERT_OK(dart_op_create(user_op, NULL, true, DART_TYPE_LONG, false, &op));
   dart_operation_t kept_op = op;
-  TEST_OK(dart_op_destroy(&op));
-  TEST_RET(dart_op_destroy(&kept_op), DART_ERR_INVAL);
-  TEST_RET(dart_allreduce(a.buf, got, 1, DART_TYPE_LONG, kept_op,
-                          DART_TEAM_ALL), DART_ERR_INVAL);
-  TEST_RET(dart_accumulate(live->gptr, a.buf, 1, DART_TYPE_LONG, kept_op),
-           DART_ERR_INVAL);
+  ASSERT_OK(dart_op_destroy(&op));
+  ASSERT_RET(dart_op_destroy(&kept_op), DART_ERR_INVAL);
+  ASSERT_RET(dart_allreduce(a.buf, got, 1, DART_TYPE_LONG, kept_op,
+                            DART_TEAM_ALL), DART_ERR_INVAL);
+  ASSERT_RET(dart_accumulate(live->gptr, a.buf, 1, DART_TYPE_LONG, kept_op),
+             DART_ERR_INVAL);
 
   /* A released handle: a made-up one, and (where the transfer went
    * through MPI and so got a handle) a copy kept past dart_wait. A
@@ -759,13 +755,13 @@ static void check_stale(struct args *live, int units)
   };
   dart_handle_t h = DART_HANDLE_NULL;
   dart_team_unit_t me;
-  TEST_OK(dart_team_myid(DART_TEAM_ALL, &me));
+  ASSERT_OK(dart_team_myid(DART_TEAM_ALL, &me));
   dart_gptr_t peer = live->gptr;
   peer.unitid = (me.id + 1) % units;
-  TEST_OK(dart_get_handle(got, peer, 1, DART_TYPE_LONG, DART_TYPE_LONG, &h));
+  ASSERT_OK(dart_get_handle(got, peer, 1, DART_TYPE_LONG, DART_TYPE_LONG, &h));
   dart_handle_t stale[2] = { (dart_handle_t)(uintptr_t)0x7777, h };
-  TEST_OK(dart_wait(&h));
-  TEST_ASSERT(h == DART_HANDLE_NULL);
+  ASSERT_OK(dart_wait(&h));
+  ASSERT(h == DART_HANDLE_NULL);
   for (int s = 0; s < 2 && stale[s] != DART_HANDLE_NULL; ++s) {
     a.handle = stale[s];
     for (size_t i = 0; i < NCALLS; ++i) {
@@ -781,41 +777,41 @@ static void check_stale(struct args *live, int units)
 
   /* A destroyed lock: its handle is set to NULL; NULL is rejected. */
   dart_lock_t l = NULL;
-  TEST_OK(dart_team_lock_init(DART_TEAM_ALL, &l));
-  TEST_ASSERT(dart_lock_initialized(l));
+  ASSERT_OK(dart_team_lock_init(DART_TEAM_ALL, &l));
+  ASSERT(dart_lock_initialized(l));
   dart_lock_t kept_l = l;
-  TEST_OK(dart_team_lock_destroy(&l));
-  TEST_ASSERT(l == NULL);
-  TEST_ASSERT(!dart_lock_initialized(l));
-  TEST_RET(dart_lock_acquire(l), DART_ERR_INVAL);
-  TEST_RET(dart_lock_release(l), DART_ERR_INVAL);
+  ASSERT_OK(dart_team_lock_destroy(&l));
+  ASSERT(l == NULL);
+  ASSERT(!dart_lock_initialized(l));
+  ASSERT_RET(dart_lock_acquire(l), DART_ERR_INVAL);
+  ASSERT_RET(dart_lock_release(l), DART_ERR_INVAL);
   int32_t took = 7;
-  TEST_RET(dart_lock_try_acquire(l, &took), DART_ERR_INVAL);
-  TEST_OK(dart_team_lock_destroy(&l)); /* DART_LOCK_NULL: a no-op */
+  ASSERT_RET(dart_lock_try_acquire(l, &took), DART_ERR_INVAL);
+  ASSERT_OK(dart_team_lock_destroy(&l)); /* DART_LOCK_NULL: a no-op */
   /* A kept copy of the destroyed handle (destroyed locks stay marked). */
-  TEST_ASSERT(!dart_lock_initialized(kept_l));
-  TEST_RET(dart_lock_acquire(kept_l), DART_ERR_INVAL);
-  TEST_RET(dart_lock_try_acquire(kept_l, &took), DART_ERR_INVAL);
-  TEST_RET(dart_lock_release(kept_l), DART_ERR_INVAL);
-  TEST_RET(dart_team_lock_destroy(&kept_l), DART_ERR_INVAL);
+  ASSERT(!dart_lock_initialized(kept_l));
+  ASSERT_RET(dart_lock_acquire(kept_l), DART_ERR_INVAL);
+  ASSERT_RET(dart_lock_try_acquire(kept_l, &took), DART_ERR_INVAL);
+  ASSERT_RET(dart_lock_release(kept_l), DART_ERR_INVAL);
+  ASSERT_RET(dart_team_lock_destroy(&kept_l), DART_ERR_INVAL);
 
   /* A destroyed allocator: its handle is set to NULL. */
   dart_allocator_t al = NULL;
-  TEST_OK(dart_allocator_new(4096, DART_TEAM_ALL, &al));
-  TEST_OK(dart_allocator_destroy(&al));
-  TEST_ASSERT(al == NULL);
+  ASSERT_OK(dart_allocator_new(4096, DART_TEAM_ALL, &al));
+  ASSERT_OK(dart_allocator_destroy(&al));
+  ASSERT(al == NULL);
   dart_gptr_t g;
-  TEST_RET(dart_allocator_alloc(1, DART_TYPE_LONG, &g, al), DART_ERR_INVAL);
-  TEST_RET(dart_allocator_destroy(&al), DART_ERR_INVAL);
+  ASSERT_RET(dart_allocator_alloc(1, DART_TYPE_LONG, &g, al), DART_ERR_INVAL);
+  ASSERT_RET(dart_allocator_destroy(&al), DART_ERR_INVAL);
 
   /* The runtime is still in one piece. */
   long sum = 0, one = 1;
-  TEST_OK(dart_allreduce(&one, &sum, 1, DART_TYPE_LONG, DART_OP_SUM,
-                         DART_TEAM_ALL));
-  TEST_EQ(sum, units);
+  ASSERT_OK(dart_allreduce(&one, &sum, 1, DART_TYPE_LONG, DART_OP_SUM,
+                           DART_TEAM_ALL));
+  ASSERT_EQ(sum, units);
 }
 
-int main(int argc, char **argv)
+static void before_during_after(void)
 {
   struct args a;
   memset(&a, 0, sizeof a);
@@ -837,36 +833,37 @@ int main(int argc, char **argv)
 
   check_not_initialized("before dart_init", &a);
 
-  TEST_OK(dart_init(&argc, &argv));
+  ASSERT_OK(dart_init(&test_argc, &test_argv));
   size_t units = 0;
-  TEST_OK(dart_size(&units));
+  ASSERT_OK(dart_size(&units));
   struct args live = a;
-  TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 16, DART_TYPE_LONG,
-                                     &live.gptr));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 16, DART_TYPE_LONG,
+                                       &live.gptr));
   check_stale(&live, (int)units);
-  TEST_OK(dart_team_memfree(live.gptr));
+  ASSERT_OK(dart_team_memfree(live.gptr));
   dart_global_unit_t me;
-  TEST_OK(dart_myid(&me));
+  ASSERT_OK(dart_myid(&me));
   /* A lock still alive at dart_exit: the handle a program kept. */
   dart_lock_t open_lock = NULL;
-  TEST_OK(dart_team_lock_init(DART_TEAM_ALL, &open_lock));
-  TEST_OK(dart_exit());
+  ASSERT_OK(dart_team_lock_init(DART_TEAM_ALL, &open_lock));
+  ASSERT_OK(dart_exit());
   a.lock = open_lock;
 
   a.gptr = live.gptr;
   check_not_initialized("after dart_exit", &a);
-  if (memcmp(before_dummy, dummy, sizeof dummy) != 0) {
-    fprintf(stderr, "FAIL %s:%d a call wrote through a stale handle\n",
-            __FILE__, __LINE__);
-    ++failures;
-  }
-  if (failures != 0) {
-    fprintf(stderr, "unit %d: %d lifecycle failures\n", me.id, failures);
-    return 1;
-  }
+  ASSERT_MSG(memcmp(before_dummy, dummy, sizeof dummy) == 0,
+             "a call wrote through a stale handle");
   if (me.id == 0) {
     printf("test_lifecycle: %zu calls checked, %zu units passed\n",
            (size_t)NCALLS, units);
   }
-  return 0;
+}
+
+static const struct test_case cases[] = {
+  { "before_during_after", before_during_after },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run(argc, argv, TEST_CASES(cases));
 }

@@ -1,7 +1,7 @@
 /* The locality API under MPI: DART_TEAM_ALL's hierarchy against the node
  * split MPI reports (test_nodes.h), unit locality of every unit, group
  * locality splits, sub-team locality and bad input. */
-#include "test_assert.h"
+#include "test.h"
 #include "test_cluster.h"
 #include "test_nodes.h"
 
@@ -20,7 +20,7 @@ static struct layout layout_get(int n)
 {
   long long *keys = test_node_keys(n);
   struct layout l = { n, 0, malloc((size_t)n * sizeof(int)) };
-  TEST_ASSERT(l.node_of != NULL);
+  ASSERT(l.node_of != NULL);
   for (int u = 0; u < n; ++u) {
     l.node_of[u] = -1;
     for (int v = 0; v < u && l.node_of[u] < 0; ++v) {
@@ -39,8 +39,8 @@ static struct layout layout_get(int n)
 static dart_domain_locality_t *domain_of(dart_team_t team, const char *tag)
 {
   dart_domain_locality_t *d = NULL;
-  TEST_OK(dart_domain_team_locality(team, tag, &d));
-  TEST_ASSERT(d != NULL && strcmp(d->domain_tag, tag) == 0);
+  ASSERT_OK(dart_domain_team_locality(team, tag, &d));
+  ASSERT(d != NULL && strcmp(d->domain_tag, tag) == 0);
   return d;
 }
 
@@ -49,9 +49,9 @@ static dart_domain_locality_t *node_above(dart_domain_locality_t *d)
 {
   while (d->scope > DART_LOCALITY_SCOPE_NODE) {
     d = d->parent;
-    TEST_ASSERT(d != NULL);
+    ASSERT(d != NULL);
   }
-  TEST_EQ(d->scope, DART_LOCALITY_SCOPE_NODE);
+  ASSERT_EQ(d->scope, DART_LOCALITY_SCOPE_NODE);
   return d;
 }
 
@@ -61,24 +61,24 @@ static void check_units_of_node(const dart_domain_locality_t *node,
   int at = 0;
   for (int u = 0; u < l->n; ++u) {
     if (l->node_of[u] == k) {
-      TEST_ASSERT(at < node->num_units);
-      TEST_EQ(node->unit_ids[at++].id, u);
+      ASSERT(at < node->num_units);
+      ASSERT_EQ(node->unit_ids[at++].id, u);
     }
   }
-  TEST_EQ(node->num_units, at);
+  ASSERT_EQ(node->num_units, at);
 }
 
 static void check_team_all(const struct layout *l)
 {
   dart_domain_locality_t *root = domain_of(DART_TEAM_ALL, ".");
-  TEST_EQ(root->scope, DART_LOCALITY_SCOPE_GLOBAL);
-  TEST_EQ(root->level, 0);
-  TEST_ASSERT(root->parent == NULL);
-  TEST_EQ(root->team, DART_TEAM_ALL);
-  TEST_EQ(root->num_units, l->n);
-  TEST_EQ(root->num_nodes, l->nodes);
-  TEST_EQ(root->node_id, l->nodes == 1 ? 0 : -1);
-  TEST_EQ(root->num_domains, l->nodes);
+  ASSERT_EQ(root->scope, DART_LOCALITY_SCOPE_GLOBAL);
+  ASSERT_EQ(root->level, 0);
+  ASSERT(root->parent == NULL);
+  ASSERT_EQ(root->team, DART_TEAM_ALL);
+  ASSERT_EQ(root->num_units, l->n);
+  ASSERT_EQ(root->num_nodes, l->nodes);
+  ASSERT_EQ(root->node_id, l->nodes == 1 ? 0 : -1);
+  ASSERT_EQ(root->num_domains, l->nodes);
   /* Symmetric: every node holds as many units as the first. */
   int first_node_units = 0, symmetric = 1;
   for (int u = 0; u < l->n; ++u) {
@@ -91,55 +91,55 @@ static void check_team_all(const struct layout *l)
     }
     symmetric = symmetric && units == first_node_units;
   }
-  TEST_EQ(root->is_symmetric != 0, symmetric);
+  ASSERT_EQ(root->is_symmetric != 0, symmetric);
   for (int k = 0; k < l->nodes; ++k) {
     char tag[16];
     snprintf(tag, sizeof tag, ".%d", k);
     dart_domain_locality_t *node = domain_of(DART_TEAM_ALL, tag);
-    TEST_ASSERT(root->children[k] == node);
-    TEST_EQ(node->node_id, k);
-    TEST_EQ(node->num_nodes, 1);
-    TEST_EQ(node->level, 1);
+    ASSERT(root->children[k] == node);
+    ASSERT_EQ(node->node_id, k);
+    ASSERT_EQ(node->num_nodes, 1);
+    ASSERT_EQ(node->level, 1);
     check_units_of_node(node, l, k);
     /* Simulated nodes carry different host names. */
     for (int j = 0; j < k; ++j) {
-      TEST_ASSERT(strcmp(root->children[j]->host, node->host) != 0);
+      ASSERT(strcmp(root->children[j]->host, node->host) != 0);
     }
     snprintf(tag, sizeof tag, ".%d.0", k);
     dart_domain_locality_t *module = domain_of(DART_TEAM_ALL, tag);
-    TEST_EQ(module->scope, DART_LOCALITY_SCOPE_MODULE);
-    TEST_EQ(module->num_units, node->num_units);
+    ASSERT_EQ(module->scope, DART_LOCALITY_SCOPE_MODULE);
+    ASSERT_EQ(module->num_units, node->num_units);
   }
   for (int u = 0; u < l->n; ++u) {
     dart_unit_locality_t *loc = NULL;
-    TEST_OK(dart_unit_locality(DART_TEAM_ALL, DART_TEAM_UNIT_ID(u), &loc));
-    TEST_EQ(loc->unit.id, u);
-    TEST_EQ(loc->team, DART_TEAM_ALL);
+    ASSERT_OK(dart_unit_locality(DART_TEAM_ALL, DART_TEAM_UNIT_ID(u), &loc));
+    ASSERT_EQ(loc->unit.id, u);
+    ASSERT_EQ(loc->team, DART_TEAM_ALL);
     dart_domain_locality_t *leaf = domain_of(DART_TEAM_ALL, loc->domain_tag);
-    TEST_EQ(leaf->num_units, 1);
-    TEST_EQ(leaf->unit_ids[0].id, u);
-    TEST_EQ(leaf->num_domains, 0);
-    TEST_ASSERT(leaf->level > 2);
-    TEST_EQ(leaf->scope, DART_LOCALITY_SCOPE_CORE);
+    ASSERT_EQ(leaf->num_units, 1);
+    ASSERT_EQ(leaf->unit_ids[0].id, u);
+    ASSERT_EQ(leaf->num_domains, 0);
+    ASSERT(leaf->level > 2);
+    ASSERT_EQ(leaf->scope, DART_LOCALITY_SCOPE_CORE);
     dart_domain_locality_t *node = node_above(leaf);
-    TEST_EQ(node->relative_index, l->node_of[u]);
-    TEST_ASSERT(strcmp(loc->hwinfo.host, node->host) == 0);
-    TEST_ASSERT(strcmp(leaf->host, node->host) == 0);
+    ASSERT_EQ(node->relative_index, l->node_of[u]);
+    ASSERT(strcmp(loc->hwinfo.host, node->host) == 0);
+    ASSERT(strcmp(leaf->host, node->host) == 0);
   }
   int count = 0;
   char **tags = NULL;
-  TEST_OK(dart_domain_scope_tags(root, DART_LOCALITY_SCOPE_NODE, &count,
-                                 &tags));
-  TEST_EQ(count, l->nodes);
+  ASSERT_OK(dart_domain_scope_tags(root, DART_LOCALITY_SCOPE_NODE, &count,
+                                   &tags));
+  ASSERT_EQ(count, l->nodes);
   for (int k = 0; k < count; ++k) {
-    TEST_EQ(strcmp(tags[k], root->children[k]->domain_tag), 0);
+    ASSERT_EQ(strcmp(tags[k], root->children[k]->domain_tag), 0);
     free(tags[k]);
   }
   free(tags);
   dart_domain_locality_t **leaves = NULL;
-  TEST_OK(dart_domain_scope_domains(root, DART_LOCALITY_SCOPE_CORE, &count,
-                                    &leaves));
-  TEST_EQ(count, l->n);
+  ASSERT_OK(dart_domain_scope_domains(root, DART_LOCALITY_SCOPE_CORE, &count,
+                                      &leaves));
+  ASSERT_EQ(count, l->n);
   free(leaves);
 }
 
@@ -163,107 +163,107 @@ static void check_cluster(const struct layout *l, int me)
     size_t len = strlen(c.name[h]);
     for (int left = c.units[h]; left > 0; ++k) {
       int here = p > 0 && p < left ? p : left;
-      TEST_ASSERT(k < root->num_domains);
+      ASSERT(k < root->num_domains);
       dart_domain_locality_t *node = root->children[k];
-      TEST_EQ(node->scope, DART_LOCALITY_SCOPE_NODE);
-      TEST_EQ(node->num_units, here);
+      ASSERT_EQ(node->scope, DART_LOCALITY_SCOPE_NODE);
+      ASSERT_EQ(node->num_units, here);
       for (int i = 0; i < here; ++i) {
-        TEST_EQ(node->unit_ids[i].id, first + i);
-        TEST_EQ(l->node_of[first + i], k);
+        ASSERT_EQ(node->unit_ids[i].id, first + i);
+        ASSERT_EQ(l->node_of[first + i], k);
         dart_unit_locality_t *loc = NULL;
-        TEST_OK(dart_unit_locality(DART_TEAM_ALL,
-                                   DART_TEAM_UNIT_ID(first + i), &loc));
-        TEST_ASSERT(strcmp(loc->hwinfo.host, node->host) == 0);
+        ASSERT_OK(dart_unit_locality(DART_TEAM_ALL,
+                                     DART_TEAM_UNIT_ID(first + i), &loc));
+        ASSERT(strcmp(loc->hwinfo.host, node->host) == 0);
       }
       if (here == c.units[h]) {
-        TEST_ASSERT(strcmp(node->host, c.name[h]) == 0);
+        ASSERT(strcmp(node->host, c.name[h]) == 0);
       } else {
-        TEST_ASSERT(strncmp(node->host, c.name[h], len) == 0 &&
-                    node->host[len] == '-');
+        ASSERT(strncmp(node->host, c.name[h], len) == 0 &&
+               node->host[len] == '-');
       }
       first += here;
       left -= here;
     }
   }
-  TEST_EQ(first, l->n);
-  TEST_EQ(k, l->nodes);
-  TEST_EQ(root->num_nodes, k);
-  TEST_EQ(root->num_domains, k);
+  ASSERT_EQ(first, l->n);
+  ASSERT_EQ(k, l->nodes);
+  ASSERT_EQ(root->num_nodes, k);
+  ASSERT_EQ(root->num_domains, k);
 }
 
 static void check_split(const struct layout *l)
 {
   dart_domain_locality_t *root = domain_of(DART_TEAM_ALL, ".");
   dart_group_t all = DART_GROUP_NULL, odd = DART_GROUP_NULL;
-  TEST_OK(dart_team_get_group(DART_TEAM_ALL, &all));
-  TEST_OK(dart_group_create(&odd));
+  ASSERT_OK(dart_team_get_group(DART_TEAM_ALL, &all));
+  ASSERT_OK(dart_group_create(&odd));
   for (int u = 1; u < l->n; u += 2) {
-    TEST_OK(dart_group_addmember(odd, DART_GLOBAL_UNIT_ID(u)));
+    ASSERT_OK(dart_group_addmember(odd, DART_GLOBAL_UNIT_ID(u)));
   }
   dart_group_t parts[8];
   size_t nout = 0;
-  TEST_OK(dart_group_locality_split(all, root, DART_LOCALITY_SCOPE_NODE, 8,
-                                    &nout, parts));
-  TEST_EQ(nout, l->nodes);
+  ASSERT_OK(dart_group_locality_split(all, root, DART_LOCALITY_SCOPE_NODE, 8,
+                                      &nout, parts));
+  ASSERT_EQ(nout, l->nodes);
   for (size_t k = 0; k < nout; ++k) {
     size_t size = 0;
-    TEST_OK(dart_group_size(parts[k], &size));
+    ASSERT_OK(dart_group_size(parts[k], &size));
     dart_global_unit_t ids[8];
-    TEST_OK(dart_group_getmembers(parts[k], ids));
+    ASSERT_OK(dart_group_getmembers(parts[k], ids));
     size_t at = 0;
     for (int u = 0; u < l->n; ++u) {
       if (l->node_of[u] == (int)k) {
-        TEST_ASSERT(at < size);
-        TEST_EQ(ids[at++].id, u);
+        ASSERT(at < size);
+        ASSERT_EQ(ids[at++].id, u);
       }
     }
-    TEST_EQ(size, at);
-    TEST_OK(dart_group_destroy(&parts[k]));
+    ASSERT_EQ(size, at);
+    ASSERT_OK(dart_group_destroy(&parts[k]));
   }
   /* One group asked for: everything in it. */
-  TEST_OK(dart_group_locality_split(all, root, DART_LOCALITY_SCOPE_CORE, 1,
-                                    &nout, parts));
-  TEST_EQ(nout, 1);
+  ASSERT_OK(dart_group_locality_split(all, root, DART_LOCALITY_SCOPE_CORE, 1,
+                                      &nout, parts));
+  ASSERT_EQ(nout, 1);
   size_t size = 0;
-  TEST_OK(dart_group_size(parts[0], &size));
-  TEST_EQ(size, l->n);
-  TEST_OK(dart_group_destroy(&parts[0]));
+  ASSERT_OK(dart_group_size(parts[0], &size));
+  ASSERT_EQ(size, l->n);
+  ASSERT_OK(dart_group_destroy(&parts[0]));
   /* Fewer groups than leaves: consecutive chunks of ceil(leaves / 2). */
-  TEST_OK(dart_group_locality_split(all, root, DART_LOCALITY_SCOPE_CORE, 2,
-                                    &nout, parts));
-  TEST_EQ(nout, l->n == 1 ? 1 : 2);
+  ASSERT_OK(dart_group_locality_split(all, root, DART_LOCALITY_SCOPE_CORE, 2,
+                                      &nout, parts));
+  ASSERT_EQ(nout, l->n == 1 ? 1 : 2);
   for (size_t k = 0; k < nout; ++k) {
     size_t half = (size_t)(l->n + 1) / 2;
-    TEST_OK(dart_group_size(parts[k], &size));
-    TEST_EQ(size, k == 0 ? half : (size_t)l->n - half);
-    TEST_OK(dart_group_destroy(&parts[k]));
+    ASSERT_OK(dart_group_size(parts[k], &size));
+    ASSERT_EQ(size, k == 0 ? half : (size_t)l->n - half);
+    ASSERT_OK(dart_group_destroy(&parts[k]));
   }
   /* Per unit leaf, only the odd units: empty groups for the even ones. */
-  TEST_OK(dart_group_locality_split(odd, root, DART_LOCALITY_SCOPE_CORE, 8,
-                                    &nout, parts));
-  TEST_EQ(nout, l->n);
+  ASSERT_OK(dart_group_locality_split(odd, root, DART_LOCALITY_SCOPE_CORE, 8,
+                                      &nout, parts));
+  ASSERT_EQ(nout, l->n);
   dart_domain_locality_t **leaves = NULL;
   int count = 0;
-  TEST_OK(dart_domain_scope_domains(root, DART_LOCALITY_SCOPE_CORE, &count,
-                                    &leaves));
+  ASSERT_OK(dart_domain_scope_domains(root, DART_LOCALITY_SCOPE_CORE, &count,
+                                      &leaves));
   for (size_t k = 0; k < nout; ++k) {
-    TEST_OK(dart_group_size(parts[k], &size));
-    TEST_EQ(size, leaves[k]->unit_ids[0].id % 2);
-    TEST_OK(dart_group_destroy(&parts[k]));
+    ASSERT_OK(dart_group_size(parts[k], &size));
+    ASSERT_EQ(size, leaves[k]->unit_ids[0].id % 2);
+    ASSERT_OK(dart_group_destroy(&parts[k]));
   }
   free(leaves);
-  TEST_RET(dart_group_locality_split(all, root, DART_LOCALITY_SCOPE_NETWORK,
-                                     2, &nout, parts), DART_ERR_NOTFOUND);
-  TEST_RET(dart_group_locality_split(all, root, (dart_locality_scope_t)42, 2,
-                                     &nout, parts), DART_ERR_INVAL);
-  TEST_RET(dart_group_locality_split(all, root, DART_LOCALITY_SCOPE_NODE, 0,
-                                     &nout, parts), DART_ERR_INVAL);
-  TEST_RET(dart_group_locality_split(NULL, root, DART_LOCALITY_SCOPE_NODE, 2,
-                                     &nout, parts), DART_ERR_INVAL);
-  TEST_RET(dart_group_locality_split(all, NULL, DART_LOCALITY_SCOPE_NODE, 2,
-                                     &nout, parts), DART_ERR_INVAL);
-  TEST_OK(dart_group_destroy(&all));
-  TEST_OK(dart_group_destroy(&odd));
+  ASSERT_RET(dart_group_locality_split(all, root, DART_LOCALITY_SCOPE_NETWORK,
+                                       2, &nout, parts), DART_ERR_NOTFOUND);
+  ASSERT_RET(dart_group_locality_split(all, root, (dart_locality_scope_t)42, 2,
+                                       &nout, parts), DART_ERR_INVAL);
+  ASSERT_RET(dart_group_locality_split(all, root, DART_LOCALITY_SCOPE_NODE, 0,
+                                       &nout, parts), DART_ERR_INVAL);
+  ASSERT_RET(dart_group_locality_split(NULL, root, DART_LOCALITY_SCOPE_NODE, 2,
+                                       &nout, parts), DART_ERR_INVAL);
+  ASSERT_RET(dart_group_locality_split(all, NULL, DART_LOCALITY_SCOPE_NODE, 2,
+                                       &nout, parts), DART_ERR_INVAL);
+  ASSERT_OK(dart_group_destroy(&all));
+  ASSERT_OK(dart_group_destroy(&odd));
 }
 
 static void check_subteam(const struct layout *l, int me)
@@ -274,103 +274,108 @@ static void check_subteam(const struct layout *l, int me)
   }
   dart_domain_locality_t *d = NULL;
   /* Sub-teams need dart_team_locality_init (spec 3.4). */
-  TEST_RET(dart_domain_team_locality(sub, ".", &d), DART_ERR_INVAL);
-  TEST_OK(dart_team_locality_init(sub));
+  ASSERT_RET(dart_domain_team_locality(sub, ".", &d), DART_ERR_INVAL);
+  ASSERT_OK(dart_team_locality_init(sub));
   dart_domain_locality_t *root = domain_of(sub, ".");
   size_t size = 0;
-  TEST_OK(dart_team_size(sub, &size));
-  TEST_EQ(root->num_units, size);
-  TEST_EQ(root->team, sub);
+  ASSERT_OK(dart_team_size(sub, &size));
+  ASSERT_EQ(root->num_units, size);
+  ASSERT_EQ(root->team, sub);
   int nodes_seen[8] = {0}, nodes = 0;
   for (size_t i = 0; i < size; ++i) {
     dart_unit_locality_t *loc = NULL;
-    TEST_OK(dart_unit_locality(sub, DART_TEAM_UNIT_ID((int)i), &loc));
-    TEST_EQ(loc->unit.id, i);
-    TEST_EQ(loc->team, sub);
+    ASSERT_OK(dart_unit_locality(sub, DART_TEAM_UNIT_ID((int)i), &loc));
+    ASSERT_EQ(loc->unit.id, i);
+    ASSERT_EQ(loc->team, sub);
     dart_global_unit_t global;
-    TEST_OK(dart_team_unit_l2g(sub, DART_TEAM_UNIT_ID((int)i), &global));
+    ASSERT_OK(dart_team_unit_l2g(sub, DART_TEAM_UNIT_ID((int)i), &global));
     dart_domain_locality_t *leaf = domain_of(sub, loc->domain_tag);
-    TEST_EQ(leaf->unit_ids[0].id, global.id);
-    TEST_EQ(leaf->team, sub);
+    ASSERT_EQ(leaf->unit_ids[0].id, global.id);
+    ASSERT_EQ(leaf->team, sub);
     int node = l->node_of[global.id];
     if (!nodes_seen[node]) {
       nodes_seen[node] = 1;
       ++nodes;
     }
     /* Sub-team nodes are numbered again from 0. */
-    TEST_ASSERT(node_above(leaf)->relative_index < nodes);
+    ASSERT(node_above(leaf)->relative_index < nodes);
   }
-  TEST_EQ(root->num_nodes, nodes);
-  TEST_RET(dart_team_locality_init(sub), DART_OK);
-  TEST_OK(dart_team_locality_finalize(sub));
-  TEST_RET(dart_domain_team_locality(sub, ".", &d), DART_ERR_INVAL);
+  ASSERT_EQ(root->num_nodes, nodes);
+  ASSERT_RET(dart_team_locality_init(sub), DART_OK);
+  ASSERT_OK(dart_team_locality_finalize(sub));
+  ASSERT_RET(dart_domain_team_locality(sub, ".", &d), DART_ERR_INVAL);
   dart_unit_locality_t *loc = NULL;
-  TEST_RET(dart_unit_locality(sub, DART_TEAM_UNIT_ID(0), &loc),
-           DART_ERR_INVAL);
+  ASSERT_RET(dart_unit_locality(sub, DART_TEAM_UNIT_ID(0), &loc),
+             DART_ERR_INVAL);
   /* Destroying a team with locality data frees it (leak check in asan). */
-  TEST_OK(dart_team_locality_init(sub));
+  ASSERT_OK(dart_team_locality_init(sub));
   (void)me;
-  TEST_OK(dart_team_destroy(&sub));
+  ASSERT_OK(dart_team_destroy(&sub));
 }
 
 static void check_bad_input(int n)
 {
   dart_unit_locality_t *loc = (dart_unit_locality_t *)&loc;
-  TEST_RET(dart_unit_locality(DART_TEAM_ALL, DART_TEAM_UNIT_ID(n), &loc),
-           DART_ERR_INVAL);
-  TEST_ASSERT(loc == NULL);
-  TEST_RET(dart_unit_locality(DART_TEAM_ALL, DART_TEAM_UNIT_ID(-1), &loc),
-           DART_ERR_INVAL);
-  TEST_RET(dart_unit_locality(999, DART_TEAM_UNIT_ID(0), &loc),
-           DART_ERR_INVAL);
-  TEST_RET(dart_unit_locality(DART_TEAM_ALL, DART_TEAM_UNIT_ID(0), NULL),
-           DART_ERR_INVAL);
+  ASSERT_RET(dart_unit_locality(DART_TEAM_ALL, DART_TEAM_UNIT_ID(n), &loc),
+             DART_ERR_INVAL);
+  ASSERT(loc == NULL);
+  ASSERT_RET(dart_unit_locality(DART_TEAM_ALL, DART_TEAM_UNIT_ID(-1), &loc),
+             DART_ERR_INVAL);
+  ASSERT_RET(dart_unit_locality(999, DART_TEAM_UNIT_ID(0), &loc),
+             DART_ERR_INVAL);
+  ASSERT_RET(dart_unit_locality(DART_TEAM_ALL, DART_TEAM_UNIT_ID(0), NULL),
+             DART_ERR_INVAL);
   dart_domain_locality_t *d = (dart_domain_locality_t *)&d;
-  TEST_RET(dart_domain_team_locality(DART_TEAM_ALL, ".99", &d),
-           DART_ERR_NOTFOUND);
-  TEST_ASSERT(d == NULL);
-  TEST_RET(dart_domain_team_locality(DART_TEAM_ALL, "", &d),
-           DART_ERR_NOTFOUND);
-  TEST_RET(dart_domain_team_locality(DART_TEAM_ALL, NULL, &d),
-           DART_ERR_INVAL);
-  TEST_RET(dart_domain_team_locality(DART_TEAM_ALL, ".", NULL),
-           DART_ERR_INVAL);
-  TEST_RET(dart_domain_team_locality(999, ".", &d), DART_ERR_INVAL);
-  TEST_RET(dart_team_locality_init(999), DART_ERR_INVAL);
-  TEST_RET(dart_team_locality_finalize(999), DART_ERR_INVAL);
+  ASSERT_RET(dart_domain_team_locality(DART_TEAM_ALL, ".99", &d),
+             DART_ERR_NOTFOUND);
+  ASSERT(d == NULL);
+  ASSERT_RET(dart_domain_team_locality(DART_TEAM_ALL, "", &d),
+             DART_ERR_NOTFOUND);
+  ASSERT_RET(dart_domain_team_locality(DART_TEAM_ALL, NULL, &d),
+             DART_ERR_INVAL);
+  ASSERT_RET(dart_domain_team_locality(DART_TEAM_ALL, ".", NULL),
+             DART_ERR_INVAL);
+  ASSERT_RET(dart_domain_team_locality(999, ".", &d), DART_ERR_INVAL);
+  ASSERT_RET(dart_team_locality_init(999), DART_ERR_INVAL);
+  ASSERT_RET(dart_team_locality_finalize(999), DART_ERR_INVAL);
   int count = 0;
   char **tags = NULL;
   dart_domain_locality_t *root = domain_of(DART_TEAM_ALL, ".");
-  TEST_RET(dart_domain_scope_tags(root, (dart_locality_scope_t)-7, &count,
-                                  &tags), DART_ERR_INVAL);
+  ASSERT_RET(dart_domain_scope_tags(root, (dart_locality_scope_t)-7, &count,
+                                    &tags), DART_ERR_INVAL);
 }
 
-int main(int argc, char **argv)
+static void locality(void)
 {
-  TEST_OK(dart_init(&argc, &argv));
   dart_global_unit_t me;
   size_t n = 0;
-  TEST_OK(dart_myid(&me));
-  TEST_OK(dart_size(&n));
-  TEST_ASSERT(n <= 8);
+  ASSERT_OK(dart_myid(&me));
+  ASSERT_OK(dart_size(&n));
+  ASSERT(n <= 8);
   struct layout l = layout_get((int)n);
 
   /* Available right after dart_init; init on DART_TEAM_ALL is harmless. */
   check_team_all(&l);
   check_cluster(&l, me.id);
-  TEST_OK(dart_team_locality_init(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_locality_init(DART_TEAM_ALL));
   check_team_all(&l);
   check_split(&l);
   check_subteam(&l, me.id);
   check_bad_input((int)n);
   /* DASH finalizes before dart_exit; a later query builds it again. */
-  TEST_OK(dart_team_locality_finalize(DART_TEAM_ALL));
-  TEST_OK(dart_team_locality_finalize(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_locality_finalize(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_locality_finalize(DART_TEAM_ALL));
   check_team_all(&l);
 
   free(l.node_of);
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
-  test_report_pass("test_locality");
-  TEST_OK(dart_exit());
-  return 0;
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+}
+
+static const struct test_case cases[] = {
+  { "locality", locality },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run_dart(argc, argv, TEST_CASES(cases));
 }

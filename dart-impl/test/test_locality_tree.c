@@ -2,7 +2,7 @@
  * records (no MPI): exact tags, unit lists and counts, and error paths. */
 #include "mpi/locality/domain.h"
 #include "mpi/locality/tree.h"
-#include "plain_check.h"
+#include "test.h"
 
 #include <dash/dart/if/dart_locality.h>
 
@@ -45,38 +45,38 @@ static int check_tree(const dart_domain_locality_t *root,
                       const dart_domain_locality_t *d)
 {
   dart_domain_locality_t *found = NULL;
-  CHECK(dart_domain_find(root, d->domain_tag, &found) == DART_OK);
-  CHECK(found == d);
-  CHECK((d->num_domains == 0) == (d->children == NULL));
+  ASSERT(dart_domain_find(root, d->domain_tag, &found) == DART_OK);
+  ASSERT(found == d);
+  ASSERT((d->num_domains == 0) == (d->children == NULL));
   if (d->num_domains == 0) {
     return 0;
   }
-  CHECK((d->num_units == 0) == (d->unit_ids == NULL));
+  ASSERT((d->num_units == 0) == (d->unit_ids == NULL));
   int at = 0;
   for (int i = 0; i < d->num_domains; ++i) {
     const dart_domain_locality_t *c = d->children[i];
-    CHECK(c->relative_index == i);
-    CHECK(c->parent == d);
-    CHECK(c->level == d->level + 1);
-    CHECK(c->team == d->team);
-    CHECK(c->scope > d->scope || c->scope == DART_LOCALITY_SCOPE_GROUP ||
-          d->scope == DART_LOCALITY_SCOPE_GROUP);
+    ASSERT(c->relative_index == i);
+    ASSERT(c->parent == d);
+    ASSERT(c->level == d->level + 1);
+    ASSERT(c->team == d->team);
+    ASSERT(c->scope > d->scope || c->scope == DART_LOCALITY_SCOPE_GROUP ||
+           d->scope == DART_LOCALITY_SCOPE_GROUP);
     for (int u = 0; u < c->num_units; ++u) {
-      CHECK(at < d->num_units);
-      CHECK(d->unit_ids[at++].id == c->unit_ids[u].id);
+      ASSERT(at < d->num_units);
+      ASSERT(d->unit_ids[at++].id == c->unit_ids[u].id);
     }
-    CHECK(check_tree(root, c) == 0);
+    ASSERT(check_tree(root, c) == 0);
   }
-  CHECK(at == d->num_units);
+  ASSERT(at == d->num_units);
   return 0;
 }
 
 static int units_are(const dart_domain_locality_t *d, int n,
                      const int *expected)
 {
-  CHECK(d->num_units == n);
+  ASSERT(d->num_units == n);
   for (int i = 0; i < n; ++i) {
-    CHECK(d->unit_ids[i].id == expected[i]);
+    ASSERT(d->unit_ids[i].id == expected[i]);
   }
   return 0;
 }
@@ -105,36 +105,36 @@ static int test_one_node(void)
 {
   tag_t leaf[MAX_UNITS];
   dart_domain_locality_t *root = build(1, 4, 2, NULL, leaf);
-  CHECK(root != NULL);
-  CHECK(check_tree(root, root) == 0);
-  CHECK(strcmp(root->domain_tag, ".") == 0);
-  CHECK(root->scope == DART_LOCALITY_SCOPE_GLOBAL && root->level == 0);
-  CHECK(root->num_nodes == 1 && root->node_id == 0 && root->team == 7);
-  CHECK(root->num_domains == 1 && root->parent == NULL);
-  CHECK(units_are(root, 4, (int[]){0, 1, 2, 3}) == 0);
+  ASSERT(root != NULL);
+  ASSERT(check_tree(root, root) == 0);
+  ASSERT(strcmp(root->domain_tag, ".") == 0);
+  ASSERT(root->scope == DART_LOCALITY_SCOPE_GLOBAL && root->level == 0);
+  ASSERT(root->num_nodes == 1 && root->node_id == 0 && root->team == 7);
+  ASSERT(root->num_domains == 1 && root->parent == NULL);
+  ASSERT(units_are(root, 4, (int[]){0, 1, 2, 3}) == 0);
   dart_domain_locality_t *node = find(root, ".0");
-  CHECK(node != NULL && node->scope == DART_LOCALITY_SCOPE_NODE);
-  CHECK(strcmp(node->host, "host0") == 0 && node->shared_mem_bytes == 1000);
+  ASSERT(node != NULL && node->scope == DART_LOCALITY_SCOPE_NODE);
+  ASSERT(strcmp(node->host, "host0") == 0 && node->shared_mem_bytes == 1000);
   dart_domain_locality_t *module = find(root, ".0.0");
-  CHECK(module != NULL && module->scope == DART_LOCALITY_SCOPE_MODULE);
-  CHECK(module->level == 2 && module->num_domains == 2);
+  ASSERT(module != NULL && module->scope == DART_LOCALITY_SCOPE_MODULE);
+  ASSERT(module->level == 2 && module->num_domains == 2);
   dart_domain_locality_t *numa1 = find(root, ".0.0.1");
-  CHECK(numa1 != NULL && numa1->scope == DART_LOCALITY_SCOPE_NUMA);
-  CHECK(numa1->global_index == 1 && numa1->shared_mem_bytes == 500);
-  CHECK(units_are(numa1, 2, (int[]){2, 3}) == 0);
-  CHECK(numa1->num_cores == 2 && numa1->is_symmetric);
+  ASSERT(numa1 != NULL && numa1->scope == DART_LOCALITY_SCOPE_NUMA);
+  ASSERT(numa1->global_index == 1 && numa1->shared_mem_bytes == 500);
+  ASSERT(units_are(numa1, 2, (int[]){2, 3}) == 0);
+  ASSERT(numa1->num_cores == 2 && numa1->is_symmetric);
   const char *expect[] = {".0.0.0.0", ".0.0.0.1", ".0.0.1.0", ".0.0.1.1"};
   for (int u = 0; u < 4; ++u) {
-    CHECK(strcmp(leaf[u], expect[u]) == 0);
+    ASSERT(strcmp(leaf[u], expect[u]) == 0);
     dart_domain_locality_t *l = find(root, leaf[u]);
-    CHECK(l != NULL && l->scope == DART_LOCALITY_SCOPE_CORE);
-    CHECK(l->level == 4 && l->num_domains == 0 && l->num_cores == 1);
-    CHECK(units_are(l, 1, &u) == 0);
-    CHECK(l->node_id == 0 && l->num_nodes == 1);
-    CHECK(strcmp(l->host, "host0") == 0);
+    ASSERT(l != NULL && l->scope == DART_LOCALITY_SCOPE_CORE);
+    ASSERT(l->level == 4 && l->num_domains == 0 && l->num_cores == 1);
+    ASSERT(units_are(l, 1, &u) == 0);
+    ASSERT(l->node_id == 0 && l->num_nodes == 1);
+    ASSERT(strcmp(l->host, "host0") == 0);
   }
-  CHECK(root->num_cores == 4);
-  CHECK(dart_domain_destroy(root) == DART_OK);
+  ASSERT(root->num_cores == 4);
+  ASSERT(dart_domain_destroy(root) == DART_OK);
   return 0;
 }
 
@@ -144,99 +144,99 @@ static int test_nodes_and_scopes(void)
   /* Records of node 3 come first: nodes number by first appearance. */
   int perm[4] = {3, 1, 3, 1};
   dart_domain_locality_t *root = build(2, 2, 0, perm, leaf);
-  CHECK(root != NULL && check_tree(root, root) == 0);
-  CHECK(root->num_nodes == 2 && root->node_id == -1);
-  CHECK(strcmp(find(root, ".0")->host, "host3") == 0);
-  CHECK(units_are(find(root, ".0"), 2, (int[]){0, 2}) == 0);
-  CHECK(units_are(find(root, ".1"), 2, (int[]){1, 3}) == 0);
+  ASSERT(root != NULL && check_tree(root, root) == 0);
+  ASSERT(root->num_nodes == 2 && root->node_id == -1);
+  ASSERT(strcmp(find(root, ".0")->host, "host3") == 0);
+  ASSERT(units_are(find(root, ".0"), 2, (int[]){0, 2}) == 0);
+  ASSERT(units_are(find(root, ".1"), 2, (int[]){1, 3}) == 0);
   /* The unit list is the children's concatenation. */
-  CHECK(units_are(root, 4, (int[]){0, 2, 1, 3}) == 0);
-  CHECK(strcmp(leaf[1], ".1.0.0") == 0 && strcmp(leaf[2], ".0.0.1") == 0);
-  CHECK(find(root, ".1.0.0")->scope == DART_LOCALITY_SCOPE_CORE);
-  CHECK(dart_domain_destroy(root) == DART_OK);
+  ASSERT(units_are(root, 4, (int[]){0, 2, 1, 3}) == 0);
+  ASSERT(strcmp(leaf[1], ".1.0.0") == 0 && strcmp(leaf[2], ".0.0.1") == 0);
+  ASSERT(find(root, ".1.0.0")->scope == DART_LOCALITY_SCOPE_CORE);
+  ASSERT(dart_domain_destroy(root) == DART_OK);
 
   root = build(4, 1, 0, NULL, leaf);
-  CHECK(root != NULL && check_tree(root, root) == 0);
-  CHECK(root->num_nodes == 4 && root->num_domains == 4 && root->is_symmetric);
+  ASSERT(root != NULL && check_tree(root, root) == 0);
+  ASSERT(root->num_nodes == 4 && root->num_domains == 4 && root->is_symmetric);
   for (int u = 0; u < 4; ++u) {
     char want[16];
     snprintf(want, sizeof want, ".%d.0.0", u);
-    CHECK(strcmp(leaf[u], want) == 0);
-    CHECK(find(root, want)->node_id == u);
+    ASSERT(strcmp(leaf[u], want) == 0);
+    ASSERT(find(root, want)->node_id == u);
   }
   int n = -1;
   char **tags = NULL;
-  CHECK(dart_domain_scope_tags(root, DART_LOCALITY_SCOPE_NODE, &n, &tags) ==
-        DART_OK);
-  CHECK(n == 4 && strcmp(tags[3], ".3") == 0);
+  ASSERT(dart_domain_scope_tags(root, DART_LOCALITY_SCOPE_NODE, &n, &tags) ==
+         DART_OK);
+  ASSERT(n == 4 && strcmp(tags[3], ".3") == 0);
   for (int i = 0; i < n; ++i) {
     free(tags[i]);
   }
   free(tags);
-  CHECK(dart_domain_scope_tags(root, DART_LOCALITY_SCOPE_NUMA, &n, &tags) ==
-        DART_ERR_NOTFOUND);
-  CHECK(n == 0 && tags == NULL);
-  CHECK(dart_domain_scope_tags(root, (dart_locality_scope_t)123, &n, &tags)
-        == DART_ERR_INVAL);
-  CHECK(dart_domain_scope_tags(NULL, DART_LOCALITY_SCOPE_NODE, &n, &tags) ==
-        DART_ERR_INVAL);
+  ASSERT(dart_domain_scope_tags(root, DART_LOCALITY_SCOPE_NUMA, &n, &tags) ==
+         DART_ERR_NOTFOUND);
+  ASSERT(n == 0 && tags == NULL);
+  ASSERT(dart_domain_scope_tags(root, (dart_locality_scope_t)123, &n, &tags)
+         == DART_ERR_INVAL);
+  ASSERT(dart_domain_scope_tags(NULL, DART_LOCALITY_SCOPE_NODE, &n, &tags) ==
+         DART_ERR_INVAL);
   dart_domain_locality_t **ds = NULL;
-  CHECK(dart_domain_scope_domains(root, DART_LOCALITY_SCOPE_CORE, &n, &ds) ==
-        DART_OK);
-  CHECK(n == 4 && ds[2] == find(root, ".2.0.0"));
+  ASSERT(dart_domain_scope_domains(root, DART_LOCALITY_SCOPE_CORE, &n, &ds) ==
+         DART_OK);
+  ASSERT(n == 4 && ds[2] == find(root, ".2.0.0"));
   free(ds);
-  CHECK(dart_domain_scope_domains(root, DART_LOCALITY_SCOPE_UNDEFINED, &n,
-                                  &ds) == DART_ERR_INVAL);
-  CHECK(dart_domain_scope_domains(root, DART_LOCALITY_SCOPE_CORE, &n, NULL)
-        == DART_ERR_INVAL);
-  CHECK(dart_domain_destroy(root) == DART_OK);
+  ASSERT(dart_domain_scope_domains(root, DART_LOCALITY_SCOPE_UNDEFINED, &n,
+                                   &ds) == DART_ERR_INVAL);
+  ASSERT(dart_domain_scope_domains(root, DART_LOCALITY_SCOPE_CORE, &n, NULL)
+         == DART_ERR_INVAL);
+  ASSERT(dart_domain_destroy(root) == DART_OK);
   return 0;
 }
 
 static int test_create_clone_find(void)
 {
   dart_domain_locality_t *d = NULL;
-  CHECK(dart_domain_create(&d) == DART_OK);
-  CHECK(d->domain_tag[0] == '\0' && d->host[0] == '\0');
-  CHECK(d->scope == DART_LOCALITY_SCOPE_UNDEFINED && d->level == 0);
-  CHECK(d->global_index == -1 && d->relative_index == 0);
-  CHECK(d->parent == NULL && d->children == NULL && d->num_domains == 0);
-  CHECK(d->aliases == NULL && d->num_aliases == 0);
-  CHECK(d->team == DART_TEAM_NULL && d->unit_ids == NULL);
-  CHECK(d->num_units == -1 && d->num_nodes == -1 && d->num_cores == -1 &&
-        d->shared_mem_bytes == -1);
-  CHECK(dart_domain_create(NULL) == DART_ERR_INVAL);
+  ASSERT(dart_domain_create(&d) == DART_OK);
+  ASSERT(d->domain_tag[0] == '\0' && d->host[0] == '\0');
+  ASSERT(d->scope == DART_LOCALITY_SCOPE_UNDEFINED && d->level == 0);
+  ASSERT(d->global_index == -1 && d->relative_index == 0);
+  ASSERT(d->parent == NULL && d->children == NULL && d->num_domains == 0);
+  ASSERT(d->aliases == NULL && d->num_aliases == 0);
+  ASSERT(d->team == DART_TEAM_NULL && d->unit_ids == NULL);
+  ASSERT(d->num_units == -1 && d->num_nodes == -1 && d->num_cores == -1 &&
+         d->shared_mem_bytes == -1);
+  ASSERT(dart_domain_create(NULL) == DART_ERR_INVAL);
 
   tag_t leaf[MAX_UNITS];
   dart_domain_locality_t *root = build(2, 4, 2, NULL, leaf);
-  CHECK(root != NULL && check_tree(root, root) == 0);
+  ASSERT(root != NULL && check_tree(root, root) == 0);
   dart_domain_locality_t *copy = NULL;
-  CHECK(dart_domain_clone(root, &copy) == DART_OK);
-  CHECK(copy != root && check_tree(copy, copy) == 0);
-  CHECK(find(copy, ".1.0.1.1") != find(root, ".1.0.1.1"));
-  CHECK(units_are(find(copy, ".1.0.1"), 2, (int[]){6, 7}) == 0);
+  ASSERT(dart_domain_clone(root, &copy) == DART_OK);
+  ASSERT(copy != root && check_tree(copy, copy) == 0);
+  ASSERT(find(copy, ".1.0.1.1") != find(root, ".1.0.1.1"));
+  ASSERT(units_are(find(copy, ".1.0.1"), 2, (int[]){6, 7}) == 0);
   dart_domain_destroy(copy);
   /* A clone of a subdomain keeps the source's parent pointer. */
   dart_domain_locality_t *sub = NULL;
-  CHECK(dart_domain_clone(find(root, ".1"), &sub) == DART_OK);
-  CHECK(sub->parent == root && check_tree(sub, sub) == 0);
-  CHECK(dart_domain_assign(d, sub) == DART_OK);
-  CHECK(strcmp(d->domain_tag, ".1") == 0 && check_tree(d, d) == 0);
-  CHECK(units_are(d, 4, (int[]){4, 5, 6, 7}) == 0);
-  CHECK(dart_domain_assign(d, find(d, ".1.0")) == DART_OK);
-  CHECK(strcmp(d->domain_tag, ".1.0") == 0 && d->num_domains == 2);
-  CHECK(dart_domain_assign(NULL, sub) == DART_ERR_INVAL);
-  CHECK(dart_domain_clone(NULL, &copy) == DART_ERR_INVAL && copy == NULL);
+  ASSERT(dart_domain_clone(find(root, ".1"), &sub) == DART_OK);
+  ASSERT(sub->parent == root && check_tree(sub, sub) == 0);
+  ASSERT(dart_domain_assign(d, sub) == DART_OK);
+  ASSERT(strcmp(d->domain_tag, ".1") == 0 && check_tree(d, d) == 0);
+  ASSERT(units_are(d, 4, (int[]){4, 5, 6, 7}) == 0);
+  ASSERT(dart_domain_assign(d, find(d, ".1.0")) == DART_OK);
+  ASSERT(strcmp(d->domain_tag, ".1.0") == 0 && d->num_domains == 2);
+  ASSERT(dart_domain_assign(NULL, sub) == DART_ERR_INVAL);
+  ASSERT(dart_domain_clone(NULL, &copy) == DART_ERR_INVAL && copy == NULL);
 
   dart_domain_locality_t *out = root;
-  CHECK(dart_domain_find(root, ".2", &out) == DART_ERR_NOTFOUND);
-  CHECK(out == NULL);
-  CHECK(dart_domain_find(root, ".0.0.2", &out) == DART_ERR_NOTFOUND);
-  CHECK(dart_domain_find(root, NULL, &out) == DART_ERR_INVAL);
-  CHECK(dart_domain_find(NULL, ".", &out) == DART_ERR_INVAL);
-  CHECK(dart_domain_find(root, ".", NULL) == DART_ERR_INVAL);
-  CHECK(dart_domain_find(root, ".", &out) == DART_OK && out == root);
-  CHECK(dart_domain_destroy(NULL) == DART_OK);
+  ASSERT(dart_domain_find(root, ".2", &out) == DART_ERR_NOTFOUND);
+  ASSERT(out == NULL);
+  ASSERT(dart_domain_find(root, ".0.0.2", &out) == DART_ERR_NOTFOUND);
+  ASSERT(dart_domain_find(root, NULL, &out) == DART_ERR_INVAL);
+  ASSERT(dart_domain_find(NULL, ".", &out) == DART_ERR_INVAL);
+  ASSERT(dart_domain_find(root, ".", NULL) == DART_ERR_INVAL);
+  ASSERT(dart_domain_find(root, ".", &out) == DART_OK && out == root);
+  ASSERT(dart_domain_destroy(NULL) == DART_OK);
   dart_domain_destroy(sub);
   dart_domain_destroy(d);
   dart_domain_destroy(root);
@@ -246,37 +246,37 @@ static int test_create_clone_find(void)
 static int test_select_exclude(dart_domain_locality_t *root)
 {
   const char *keep[] = {".0.0.1", ".1"};
-  CHECK(dart_domain_select(root, 2, keep) == DART_OK);
-  CHECK(check_tree(root, root) == 0);
-  CHECK(units_are(root, 6, (int[]){2, 3, 4, 5, 6, 7}) == 0);
-  CHECK(root->num_nodes == 2 && find(root, ".0.0.0") == NULL);
+  ASSERT(dart_domain_select(root, 2, keep) == DART_OK);
+  ASSERT(check_tree(root, root) == 0);
+  ASSERT(units_are(root, 6, (int[]){2, 3, 4, 5, 6, 7}) == 0);
+  ASSERT(root->num_nodes == 2 && find(root, ".0.0.0") == NULL);
   dart_domain_locality_t *numa = find(root, ".0.0.1");
-  CHECK(numa != NULL && numa->relative_index == 0 && numa->num_domains == 2);
-  CHECK(find(root, ".1.0.1.1") != NULL);
+  ASSERT(numa != NULL && numa->relative_index == 0 && numa->num_domains == 2);
+  ASSERT(find(root, ".1.0.1.1") != NULL);
   const char *unknown[] = {".1", ".5"};
-  CHECK(dart_domain_select(root, 2, unknown) == DART_ERR_NOTFOUND);
-  CHECK(root->num_units == 6);
+  ASSERT(dart_domain_select(root, 2, unknown) == DART_ERR_NOTFOUND);
+  ASSERT(root->num_units == 6);
   const char *null_tag[] = {NULL};
-  CHECK(dart_domain_select(root, 1, null_tag) == DART_ERR_INVAL);
-  CHECK(dart_domain_select(root, -1, keep) == DART_ERR_INVAL);
-  CHECK(dart_domain_select(NULL, 1, keep) == DART_ERR_INVAL);
+  ASSERT(dart_domain_select(root, 1, null_tag) == DART_ERR_INVAL);
+  ASSERT(dart_domain_select(root, -1, keep) == DART_ERR_INVAL);
+  ASSERT(dart_domain_select(NULL, 1, keep) == DART_ERR_INVAL);
 
   /* Selecting inside a subdomain updates the ancestors too. */
   const char *core[] = {".1.0.1.0"};
-  CHECK(dart_domain_select(find(root, ".1.0.1"), 1, core) == DART_OK);
-  CHECK(check_tree(root, root) == 0);
-  CHECK(units_are(root, 5, (int[]){2, 3, 4, 5, 6}) == 0);
+  ASSERT(dart_domain_select(find(root, ".1.0.1"), 1, core) == DART_OK);
+  ASSERT(check_tree(root, root) == 0);
+  ASSERT(units_are(root, 5, (int[]){2, 3, 4, 5, 6}) == 0);
 
   const char *drop[] = {".0"};
-  CHECK(dart_domain_exclude(root, 1, drop) == DART_OK);
-  CHECK(check_tree(root, root) == 0);
-  CHECK(root->num_domains == 1 && find(root, ".0") == NULL);
-  CHECK(find(root, ".1")->relative_index == 0);
-  CHECK(root->num_nodes == 1 && root->node_id == 1);
-  CHECK(units_are(root, 3, (int[]){4, 5, 6}) == 0);
+  ASSERT(dart_domain_exclude(root, 1, drop) == DART_OK);
+  ASSERT(check_tree(root, root) == 0);
+  ASSERT(root->num_domains == 1 && find(root, ".0") == NULL);
+  ASSERT(find(root, ".1")->relative_index == 0);
+  ASSERT(root->num_nodes == 1 && root->node_id == 1);
+  ASSERT(units_are(root, 3, (int[]){4, 5, 6}) == 0);
   const char *self[] = {"."};
-  CHECK(dart_domain_exclude(root, 1, self) == DART_ERR_INVAL);
-  CHECK(dart_domain_exclude(root, 1, drop) == DART_ERR_NOTFOUND);
+  ASSERT(dart_domain_exclude(root, 1, self) == DART_ERR_INVAL);
+  ASSERT(dart_domain_exclude(root, 1, drop) == DART_ERR_NOTFOUND);
   return 0;
 }
 
@@ -285,15 +285,15 @@ static int test_tag_components(void)
 {
   tag_t leaf[MAX_UNITS];
   dart_domain_locality_t *root = build(12, 1, 0, NULL, leaf);
-  CHECK(root != NULL);
+  ASSERT(root != NULL);
   const char *one[] = {".1"};
-  CHECK(dart_domain_exclude(root, 1, one) == DART_OK);
-  CHECK(root->num_domains == 11 && find(root, ".10") != NULL);
-  CHECK(find(root, ".11")->relative_index == 10);
-  CHECK(check_tree(root, root) == 0);
+  ASSERT(dart_domain_exclude(root, 1, one) == DART_OK);
+  ASSERT(root->num_domains == 11 && find(root, ".10") != NULL);
+  ASSERT(find(root, ".11")->relative_index == 10);
+  ASSERT(check_tree(root, root) == 0);
   const char *ten[] = {".10"};
-  CHECK(dart_domain_select(root, 1, ten) == DART_OK);
-  CHECK(root->num_domains == 1 && units_are(root, 1, (int[]){10}) == 0);
+  ASSERT(dart_domain_select(root, 1, ten) == DART_OK);
+  ASSERT(root->num_domains == 1 && units_are(root, 1, (int[]){10}) == 0);
   dart_domain_destroy(root);
   return 0;
 }
@@ -301,41 +301,41 @@ static int test_tag_components(void)
 static int test_split(dart_domain_locality_t *root)
 {
   dart_domain_locality_t parts[10];
-  CHECK(dart_domain_split_scope(root, DART_LOCALITY_SCOPE_NUMA, 2, parts) ==
-        DART_OK);
+  ASSERT(dart_domain_split_scope(root, DART_LOCALITY_SCOPE_NUMA, 2, parts) ==
+         DART_OK);
   for (int p = 0; p < 2; ++p) {
-    CHECK(check_tree(&parts[p], &parts[p]) == 0);
-    CHECK(parts[p].num_domains == 1 && parts[p].num_nodes == 1);
-    CHECK(units_are(&parts[p], 4,
-                    (int[]){4 * p, 4 * p + 1, 4 * p + 2, 4 * p + 3}) == 0);
+    ASSERT(check_tree(&parts[p], &parts[p]) == 0);
+    ASSERT(parts[p].num_domains == 1 && parts[p].num_nodes == 1);
+    ASSERT(units_are(&parts[p], 4,
+                     (int[]){4 * p, 4 * p + 1, 4 * p + 2, 4 * p + 3}) == 0);
     domain_release(&parts[p]);
   }
-  CHECK(dart_domain_split_scope(root, DART_LOCALITY_SCOPE_CORE, 3, parts) ==
-        DART_OK);
-  CHECK(units_are(&parts[0], 3, (int[]){0, 1, 2}) == 0);
-  CHECK(units_are(&parts[1], 3, (int[]){3, 4, 5}) == 0);
-  CHECK(units_are(&parts[2], 2, (int[]){6, 7}) == 0);
-  CHECK(parts[1].num_nodes == 2 && parts[1].node_id == -1);
+  ASSERT(dart_domain_split_scope(root, DART_LOCALITY_SCOPE_CORE, 3, parts) ==
+         DART_OK);
+  ASSERT(units_are(&parts[0], 3, (int[]){0, 1, 2}) == 0);
+  ASSERT(units_are(&parts[1], 3, (int[]){3, 4, 5}) == 0);
+  ASSERT(units_are(&parts[2], 2, (int[]){6, 7}) == 0);
+  ASSERT(parts[1].num_nodes == 2 && parts[1].node_id == -1);
   for (int p = 0; p < 3; ++p) {
-    CHECK(check_tree(&parts[p], &parts[p]) == 0);
+    ASSERT(check_tree(&parts[p], &parts[p]) == 0);
     domain_release(&parts[p]);
   }
-  CHECK(dart_domain_split_scope(root, DART_LOCALITY_SCOPE_CORE, 10, parts) ==
-        DART_OK);
+  ASSERT(dart_domain_split_scope(root, DART_LOCALITY_SCOPE_CORE, 10, parts) ==
+         DART_OK);
   for (int p = 0; p < 10; ++p) {
-    CHECK(parts[p].num_units == (p < 8 ? 1 : 0));
-    CHECK(p >= 8 || parts[p].unit_ids[0].id == p);
+    ASSERT(parts[p].num_units == (p < 8 ? 1 : 0));
+    ASSERT(p >= 8 || parts[p].unit_ids[0].id == p);
     domain_release(&parts[p]);
   }
-  CHECK(dart_domain_split_scope(root, DART_LOCALITY_SCOPE_PACKAGE, 2, parts)
-        == DART_ERR_NOTFOUND);
-  CHECK(dart_domain_split_scope(root, DART_LOCALITY_SCOPE_CORE, 0, parts) ==
-        DART_ERR_INVAL);
-  CHECK(dart_domain_split_scope(root, (dart_locality_scope_t)7, 2, parts) ==
-        DART_ERR_INVAL);
-  CHECK(dart_domain_split_scope(root, DART_LOCALITY_SCOPE_CORE, 2, NULL) ==
-        DART_ERR_INVAL);
-  CHECK(root->num_units == 8);
+  ASSERT(dart_domain_split_scope(root, DART_LOCALITY_SCOPE_PACKAGE, 2, parts)
+         == DART_ERR_NOTFOUND);
+  ASSERT(dart_domain_split_scope(root, DART_LOCALITY_SCOPE_CORE, 0, parts) ==
+         DART_ERR_INVAL);
+  ASSERT(dart_domain_split_scope(root, (dart_locality_scope_t)7, 2, parts) ==
+         DART_ERR_INVAL);
+  ASSERT(dart_domain_split_scope(root, DART_LOCALITY_SCOPE_CORE, 2, NULL) ==
+         DART_ERR_INVAL);
+  ASSERT(root->num_units == 8);
   return 0;
 }
 
@@ -343,35 +343,35 @@ static int test_group(dart_domain_locality_t *root)
 {
   tag_t tag;
   const char *across[] = {".0.0.1", ".1.0.0"};
-  CHECK(dart_domain_group(root, 2, across, tag) == DART_OK);
-  CHECK(strcmp(tag, ".2") == 0 && check_tree(root, root) == 0);
+  ASSERT(dart_domain_group(root, 2, across, tag) == DART_OK);
+  ASSERT(strcmp(tag, ".2") == 0 && check_tree(root, root) == 0);
   dart_domain_locality_t *g = find(root, ".2");
-  CHECK(g->scope == DART_LOCALITY_SCOPE_GROUP && g->level == 1);
-  CHECK(g->num_aliases == 1 && g->aliases[0] == root);
-  CHECK(g->num_nodes == 2 && g->node_id == -1 && g->global_index == 0);
-  CHECK(units_are(g, 4, (int[]){2, 3, 4, 5}) == 0);
-  CHECK(find(root, ".2.0")->scope == DART_LOCALITY_SCOPE_NUMA);
-  CHECK(units_are(find(root, ".2.1.1"), 1, (int[]){5}) == 0);
-  CHECK(find(root, ".0.0.1") == NULL && find(root, ".1.0.0") == NULL);
-  CHECK(units_are(root, 8, (int[]){0, 1, 6, 7, 2, 3, 4, 5}) == 0);
-  CHECK(units_are(find(root, ".0"), 2, (int[]){0, 1}) == 0);
+  ASSERT(g->scope == DART_LOCALITY_SCOPE_GROUP && g->level == 1);
+  ASSERT(g->num_aliases == 1 && g->aliases[0] == root);
+  ASSERT(g->num_nodes == 2 && g->node_id == -1 && g->global_index == 0);
+  ASSERT(units_are(g, 4, (int[]){2, 3, 4, 5}) == 0);
+  ASSERT(find(root, ".2.0")->scope == DART_LOCALITY_SCOPE_NUMA);
+  ASSERT(units_are(find(root, ".2.1.1"), 1, (int[]){5}) == 0);
+  ASSERT(find(root, ".0.0.1") == NULL && find(root, ".1.0.0") == NULL);
+  ASSERT(units_are(root, 8, (int[]){0, 1, 6, 7, 2, 3, 4, 5}) == 0);
+  ASSERT(units_are(find(root, ".0"), 2, (int[]){0, 1}) == 0);
 
   const char *inside[] = {".0.0.0.0", ".0.0.0.1"};
-  CHECK(dart_domain_group(root, 2, inside, tag) == DART_OK);
-  CHECK(strcmp(tag, ".0.0.0.2") == 0 && check_tree(root, root) == 0);
+  ASSERT(dart_domain_group(root, 2, inside, tag) == DART_OK);
+  ASSERT(strcmp(tag, ".0.0.0.2") == 0 && check_tree(root, root) == 0);
   g = find(root, tag);
-  CHECK(g->num_nodes == 1 && g->node_id == 0 && g->global_index == 1);
-  CHECK(units_are(g, 2, (int[]){0, 1}) == 0);
+  ASSERT(g->num_nodes == 1 && g->node_id == 0 && g->global_index == 1);
+  ASSERT(units_are(g, 2, (int[]){0, 1}) == 0);
 
   const char *overlap[] = {".1", ".1.0"};
-  CHECK(dart_domain_group(root, 2, overlap, tag) == DART_ERR_INVAL);
+  ASSERT(dart_domain_group(root, 2, overlap, tag) == DART_ERR_INVAL);
   const char *unknown[] = {".7"};
-  CHECK(dart_domain_group(root, 1, unknown, tag) == DART_ERR_NOTFOUND);
+  ASSERT(dart_domain_group(root, 1, unknown, tag) == DART_ERR_NOTFOUND);
   const char *self[] = {"."};
-  CHECK(dart_domain_group(root, 1, self, tag) == DART_ERR_INVAL);
-  CHECK(dart_domain_group(root, 0, self, tag) == DART_ERR_INVAL);
-  CHECK(dart_domain_group(root, 1, self, NULL) == DART_ERR_INVAL);
-  CHECK(root->num_units == 8);
+  ASSERT(dart_domain_group(root, 1, self, tag) == DART_ERR_INVAL);
+  ASSERT(dart_domain_group(root, 0, self, tag) == DART_ERR_INVAL);
+  ASSERT(dart_domain_group(root, 1, self, NULL) == DART_ERR_INVAL);
+  ASSERT(root->num_units == 8);
   return 0;
 }
 
@@ -392,47 +392,47 @@ static dart_domain_locality_t *new_leaf(int unit)
 static int test_add_move(dart_domain_locality_t *root)
 {
   dart_domain_locality_t *extra = new_leaf(99);
-  CHECK(extra != NULL);
+  ASSERT(extra != NULL);
   dart_domain_locality_t *numa = find(root, ".0.0.0");
-  CHECK(dart_domain_add_subdomain(numa, extra, 0) == DART_OK);
-  CHECK(check_tree(root, root) == 0);
-  CHECK(strcmp(extra->domain_tag, ".0.0.0.2") == 0);
-  CHECK(extra->relative_index == 0 && extra->level == 4 && extra->team == 7);
-  CHECK(units_are(numa, 3, (int[]){99, 0, 1}) == 0 && root->num_units == 9);
+  ASSERT(dart_domain_add_subdomain(numa, extra, 0) == DART_OK);
+  ASSERT(check_tree(root, root) == 0);
+  ASSERT(strcmp(extra->domain_tag, ".0.0.0.2") == 0);
+  ASSERT(extra->relative_index == 0 && extra->level == 4 && extra->team == 7);
+  ASSERT(units_are(numa, 3, (int[]){99, 0, 1}) == 0 && root->num_units == 9);
 
   dart_domain_locality_t *dup = new_leaf(5);
-  CHECK(dup != NULL);
-  CHECK(dart_domain_add_subdomain(numa, dup, -1) == DART_ERR_INVAL);
+  ASSERT(dup != NULL);
+  ASSERT(dart_domain_add_subdomain(numa, dup, -1) == DART_ERR_INVAL);
   dup->unit_ids[0].id = 100;
-  CHECK(dart_domain_add_subdomain(numa, dup, 4) == DART_ERR_INVAL);
-  CHECK(dart_domain_add_subdomain(numa, extra, -1) == DART_ERR_INVAL);
-  CHECK(dart_domain_add_subdomain(NULL, dup, 0) == DART_ERR_INVAL);
-  CHECK(dart_domain_add_subdomain(numa, dup, -1) == DART_OK);
-  CHECK(numa->children[3] == dup && strcmp(dup->domain_tag, ".0.0.0.3") == 0);
+  ASSERT(dart_domain_add_subdomain(numa, dup, 4) == DART_ERR_INVAL);
+  ASSERT(dart_domain_add_subdomain(numa, extra, -1) == DART_ERR_INVAL);
+  ASSERT(dart_domain_add_subdomain(NULL, dup, 0) == DART_ERR_INVAL);
+  ASSERT(dart_domain_add_subdomain(numa, dup, -1) == DART_OK);
+  ASSERT(numa->children[3] == dup && strcmp(dup->domain_tag, ".0.0.0.3") == 0);
 
   dart_domain_locality_t *core6 = find(root, ".1.0.1.0");
-  CHECK(dart_domain_move_subdomain(core6, numa, 1) == DART_OK);
-  CHECK(check_tree(root, root) == 0);
-  CHECK(strcmp(core6->domain_tag, ".0.0.0.4") == 0 && numa->children[1] ==
-        core6);
-  CHECK(units_are(find(root, ".1"), 3, (int[]){4, 5, 7}) == 0);
-  CHECK(units_are(numa, 5, (int[]){99, 6, 0, 1, 100}) == 0);
-  CHECK(find(root, ".0")->num_units == 7 && root->num_units == 10);
+  ASSERT(dart_domain_move_subdomain(core6, numa, 1) == DART_OK);
+  ASSERT(check_tree(root, root) == 0);
+  ASSERT(strcmp(core6->domain_tag, ".0.0.0.4") == 0 && numa->children[1] ==
+         core6);
+  ASSERT(units_are(find(root, ".1"), 3, (int[]){4, 5, 7}) == 0);
+  ASSERT(units_are(numa, 5, (int[]){99, 6, 0, 1, 100}) == 0);
+  ASSERT(find(root, ".0")->num_units == 7 && root->num_units == 10);
   /* A whole node below one of its own NUMA domains is a cycle. */
-  CHECK(dart_domain_move_subdomain(find(root, ".0"), numa, 0) ==
-        DART_ERR_INVAL);
-  CHECK(dart_domain_move_subdomain(root, numa, 0) == DART_ERR_INVAL);
-  CHECK(dart_domain_move_subdomain(core6, numa, 9) == DART_ERR_INVAL);
-  CHECK(dart_domain_move_subdomain(core6, NULL, 0) == DART_ERR_INVAL);
+  ASSERT(dart_domain_move_subdomain(find(root, ".0"), numa, 0) ==
+         DART_ERR_INVAL);
+  ASSERT(dart_domain_move_subdomain(root, numa, 0) == DART_ERR_INVAL);
+  ASSERT(dart_domain_move_subdomain(core6, numa, 9) == DART_ERR_INVAL);
+  ASSERT(dart_domain_move_subdomain(core6, NULL, 0) == DART_ERR_INVAL);
   tag_t leaf[MAX_UNITS];
   dart_domain_locality_t *other = build(1, 1, 0, NULL, leaf);
-  CHECK(dart_domain_move_subdomain(core6, other, 0) == DART_ERR_INVAL);
+  ASSERT(dart_domain_move_subdomain(core6, other, 0) == DART_ERR_INVAL);
   /* A node moves whole, with its subtree retagged below the new parent. */
-  CHECK(dart_domain_move_subdomain(find(root, ".1.0"), find(root, ".0"), -1)
-        == DART_OK);
-  CHECK(check_tree(root, root) == 0);
-  CHECK(find(root, ".0.1.1.1") != NULL && find(root, ".1")->num_units == 0);
-  CHECK(find(root, ".0.1.1.1")->level == 4);
+  ASSERT(dart_domain_move_subdomain(find(root, ".1.0"), find(root, ".0"), -1)
+         == DART_OK);
+  ASSERT(check_tree(root, root) == 0);
+  ASSERT(find(root, ".0.1.1.1") != NULL && find(root, ".1")->num_units == 0);
+  ASSERT(find(root, ".0.1.1.1")->level == 4);
   dart_domain_destroy(other);
   return 0;
 }
@@ -443,23 +443,37 @@ static int on_fresh_tree(int (*test)(dart_domain_locality_t *))
 {
   tag_t leaf[MAX_UNITS];
   dart_domain_locality_t *root = build(2, 4, 2, NULL, leaf);
-  CHECK(root != NULL);
-  CHECK(test(root) == 0);
-  CHECK(check_tree(root, root) == 0);
+  ASSERT(root != NULL);
+  ASSERT(test(root) == 0);
+  ASSERT(check_tree(root, root) == 0);
   dart_domain_destroy(root);
   return 0;
 }
 
-int main(void)
+static void one_node(void) { ASSERT(test_one_node() == 0); }
+static void nodes_and_scopes(void) { ASSERT(test_nodes_and_scopes() == 0); }
+static void create_clone_find(void) { ASSERT(test_create_clone_find() == 0); }
+static void select_exclude(void)
 {
-  CHECK(test_one_node() == 0);
-  CHECK(test_nodes_and_scopes() == 0);
-  CHECK(test_create_clone_find() == 0);
-  CHECK(on_fresh_tree(test_select_exclude) == 0);
-  CHECK(test_tag_components() == 0);
-  CHECK(on_fresh_tree(test_split) == 0);
-  CHECK(on_fresh_tree(test_group) == 0);
-  CHECK(on_fresh_tree(test_add_move) == 0);
-  printf("test_locality_tree: passed\n");
-  return 0;
+  ASSERT(on_fresh_tree(test_select_exclude) == 0);
+}
+static void tag_components(void) { ASSERT(test_tag_components() == 0); }
+static void split(void) { ASSERT(on_fresh_tree(test_split) == 0); }
+static void group(void) { ASSERT(on_fresh_tree(test_group) == 0); }
+static void add_move(void) { ASSERT(on_fresh_tree(test_add_move) == 0); }
+
+static const struct test_case cases[] = {
+  { "one_node", one_node },
+  { "nodes_and_scopes", nodes_and_scopes },
+  { "create_clone_find", create_clone_find },
+  { "select_exclude", select_exclude },
+  { "tag_components", tag_components },
+  { "split", split },
+  { "group", group },
+  { "add_move", add_move },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run(argc, argv, TEST_CASES(cases));
 }

@@ -10,7 +10,7 @@
 #include "mpi/lock/arena.h"
 #include "mpi/core/runtime.h"
 #include "test_lock_counter.h"
-#include "test_stage.h"
+#include "test.h"
 
 #include <stdint.h>
 
@@ -23,9 +23,9 @@ static int me, n;
 static int64_t read_word(MPI_Win win, int unit, MPI_Aint disp)
 {
   int64_t word = 0;
-  TEST_EQ(MPI_Fetch_and_op(NULL, &word, MPI_INT64_T, unit, disp, MPI_NO_OP,
-                           win), MPI_SUCCESS);
-  TEST_EQ(MPI_Win_flush(unit, win), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Fetch_and_op(NULL, &word, MPI_INT64_T, unit, disp, MPI_NO_OP,
+                             win), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Win_flush(unit, win), MPI_SUCCESS);
   return word;
 }
 
@@ -34,20 +34,20 @@ static int64_t read_word(MPI_Win win, int unit, MPI_Aint disp)
 static void check_initial(dart_lock_t l)
 {
   if (l->ops == &lock_ops_mcs) {
-    TEST_EQ(read_word(l->win, l->me, l->net_disp + 0), -1); /* tail */
-    TEST_EQ(read_word(l->win, l->me, l->net_disp + 1), -1); /* next */
-    TEST_EQ(read_word(l->win, l->me, l->net_disp + 2), 0);  /* blocked */
+    ASSERT_EQ(read_word(l->win, l->me, l->net_disp + 0), -1); /* tail */
+    ASSERT_EQ(read_word(l->win, l->me, l->net_disp + 1), -1); /* next */
+    ASSERT_EQ(read_word(l->win, l->me, l->net_disp + 2), 0);  /* blocked */
     return;
   }
   if (l->me != l->home) {
     return;
   }
-  TEST_EQ(atomic_load(&l->shm->next), 0);
-  TEST_EQ(atomic_load(&l->shm->serving), 0);
-  TEST_EQ(atomic_load(&l->shm->mode), HYBRID_MODE_CPU);
-  TEST_EQ(atomic_load(&l->shm->migrate_pending), 0);
+  ASSERT_EQ(atomic_load(&l->shm->next), 0);
+  ASSERT_EQ(atomic_load(&l->shm->serving), 0);
+  ASSERT_EQ(atomic_load(&l->shm->mode), HYBRID_MODE_CPU);
+  ASSERT_EQ(atomic_load(&l->shm->migrate_pending), 0);
   if (l->net_win != MPI_WIN_NULL) {
-    TEST_EQ(read_word(l->net_win, l->home, l->net_disp), NET_CPU_MODE);
+    ASSERT_EQ(read_word(l->net_win, l->home, l->net_disp), NET_CPU_MODE);
   }
 }
 
@@ -59,68 +59,79 @@ static void exclude(dart_lock_t *locks, dart_gptr_t g, const int *which,
     STAGE("round %d: lock %d", round, k);
     locked_increments(locks[k], gptr_at(g, k % n, (uint64_t)k * 8), ITERS);
   }
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   for (int j = 0; j < count; ++j) {
     int k = which[j];
     long long value = -1;
-    S_OK(dart_get_blocking(&value, gptr_at(g, k % n, (uint64_t)k * 8), 1,
-                           DART_TYPE_LONGLONG, DART_TYPE_LONGLONG));
-    TEST_EQ(value, (long long)n * ITERS * round);
+    ASSERT_OK(dart_get_blocking(&value, gptr_at(g, k % n, (uint64_t)k * 8), 1,
+                                DART_TYPE_LONGLONG, DART_TYPE_LONGLONG));
+    ASSERT_EQ(value, (long long)n * ITERS * round);
   }
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 }
 
-int main(int argc, char **argv)
+static void arena_slots(void)
 {
-  test_start(&argc, &argv, &me, &n);
   dart_gptr_t g;
-  S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, NLOCKS, DART_TYPE_LONGLONG,
-                                  &g));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, NLOCKS, DART_TYPE_LONGLONG,
+                                       &g));
   long long *mine = NULL;
-  S_OK(dart_gptr_getaddr(gptr_at(g, me, 0), (void **)&mine));
+  ASSERT_OK(dart_gptr_getaddr(gptr_at(g, me, 0), (void **)&mine));
   for (int k = 0; k < NLOCKS; ++k) {
     mine[k] = 0;
   }
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 
   dart_lock_t locks[NLOCKS];
   for (int k = 0; k < NLOCKS; ++k) {
     STAGE("init %d", k);
-    S_OK(dart_team_lock_init(DART_TEAM_ALL, &locks[k]));
-    TEST_ASSERT(locks[k]->ops == (runtime.env.lock_mode == LOCK_MODE_MPI_MCS
-                                      ? &lock_ops_mcs : &lock_ops_hybrid));
-    TEST_EQ(locks[k]->slot, k);
+    ASSERT_OK(dart_team_lock_init(DART_TEAM_ALL, &locks[k]));
+    ASSERT(locks[k]->ops == (runtime.env.lock_mode == LOCK_MODE_MPI_MCS
+                                 ? &lock_ops_mcs : &lock_ops_hybrid));
+    ASSERT_EQ(locks[k]->slot, k);
     check_initial(locks[k]);
   }
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   /* Used by every unit: from other nodes that migrates them. */
   exclude(locks, g, reused, NREUSED, 1);
   int last[] = { NLOCKS - 1 };
   exclude(locks, g, last, 1, 1);
 
   for (int j = 0; j < NREUSED; ++j) {
-    S_OK(dart_team_lock_destroy(&locks[reused[j]]));
+    ASSERT_OK(dart_team_lock_destroy(&locks[reused[j]]));
   }
   /* Reuse lowest first: 3, 10, then CHUNK + 1. */
   int order[] = { 3, 10, LOCK_ARENA_CHUNK + 1 };
   for (int j = 0; j < NREUSED; ++j) {
     STAGE("reuse %d", j);
     dart_lock_t l;
-    S_OK(dart_team_lock_init(DART_TEAM_ALL, &l));
-    TEST_EQ(l->slot, order[j]);
+    ASSERT_OK(dart_team_lock_init(DART_TEAM_ALL, &l));
+    ASSERT_EQ(l->slot, order[j]);
     check_initial(l);
     locks[order[j]] = l;
   }
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   /* The new locks have new homes: count on from round 1's values. */
   exclude(locks, g, reused, NREUSED, 2);
   exclude(locks, g, last, 1, 2);
 
   for (int k = 0; k < NLOCKS; ++k) {
-    S_OK(dart_team_lock_destroy(&locks[k]));
+    ASSERT_OK(dart_team_lock_destroy(&locks[k]));
   }
-  S_OK(dart_team_memfree(g));
-  test_report_pass("test_locks_arena");
-  TEST_OK(dart_exit());
-  return 0;
+  ASSERT_OK(dart_team_memfree(g));
+}
+
+static const struct test_case cases[] = {
+  { "arena_slots", arena_slots },
+};
+
+static void setup(int *argc, char ***argv)
+{
+  test_start(argc, argv, &me, &n);
+}
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup,
+                       test_dart_teardown);
 }

@@ -10,7 +10,7 @@
  * passes). */
 #include "test_lock_counter.h"
 #include "test_nodes.h"
-#include "test_stage.h"
+#include "test.h"
 
 #include <signal.h>
 #include <string.h>
@@ -30,7 +30,7 @@ static void on_alarm(int sig)
   /* Only async-signal-safe calls: the stage string is static. */
   static const char head[] = "HANG (lock not served inside the call): ";
   write(STDERR_FILENO, head, sizeof head - 1);
-  write(STDERR_FILENO, stage, strnlen(stage, sizeof stage));
+  write(STDERR_FILENO, test_stage, strnlen(test_stage, sizeof test_stage));
   write(STDERR_FILENO, "\n", 1);
   _exit(1);
 }
@@ -51,10 +51,10 @@ static void round_begin(const char *call)
 {
   STAGE("%s: prepare", call);
   if (me == 0) {
-    S_OK(dart_lock_acquire(lock));
-    S_OK(dart_lock_release(lock));
+    ASSERT_OK(dart_lock_acquire(lock));
+    ASSERT_OK(dart_lock_release(lock));
   }
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   STAGE("%s", call);
   alarm(ALARM_S);
   if (remote) {
@@ -68,9 +68,8 @@ static void round_end(void)
   alarm(0);
 }
 
-int main(int argc, char **argv)
+static void remote_acquire_while_home_waits(void)
 {
-  test_start(&argc, &argv, &me, &n);
   signal(SIGALRM, on_alarm);
   long long *keys = test_node_keys(n);
   int remotes = 0;
@@ -81,79 +80,79 @@ int main(int argc, char **argv)
   free(keys);
 
   dart_gptr_t g;
-  S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 1, DART_TYPE_LONGLONG, &g));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 1, DART_TYPE_LONGLONG, &g));
   long long *mine = NULL;
-  S_OK(dart_gptr_getaddr(gptr_at(g, me, 0), (void **)&mine));
+  ASSERT_OK(dart_gptr_getaddr(gptr_at(g, me, 0), (void **)&mine));
   *mine = 0;
   counter = gptr_at(g, n - 1, 0);
   /* The first lock of a team is homed at unit 0. */
-  S_OK(dart_team_lock_init(DART_TEAM_ALL, &lock));
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_lock_init(DART_TEAM_ALL, &lock));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   int rounds = 0;
 
   round_begin("dart_barrier");
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   round_end(), ++rounds;
 
   round_begin("dart_allreduce");
   long long one = 1, sum = 0;
-  S_OK(dart_allreduce(&one, &sum, 1, DART_TYPE_LONGLONG, DART_OP_SUM,
-                      DART_TEAM_ALL));
-  TEST_EQ(sum, n);
+  ASSERT_OK(dart_allreduce(&one, &sum, 1, DART_TYPE_LONGLONG, DART_OP_SUM,
+                           DART_TEAM_ALL));
+  ASSERT_EQ(sum, n);
   round_end(), ++rounds;
 
   round_begin("dart_bcast");
   long long value = me == 0 ? 42 : -1;
-  S_OK(dart_bcast(&value, 1, DART_TYPE_LONGLONG, DART_TEAM_UNIT_ID(0),
-                  DART_TEAM_ALL));
-  TEST_EQ(value, 42);
+  ASSERT_OK(dart_bcast(&value, 1, DART_TYPE_LONGLONG, DART_TEAM_UNIT_ID(0),
+                       DART_TEAM_ALL));
+  ASSERT_EQ(value, 42);
   round_end(), ++rounds;
 
   round_begin("dart_allgather");
   long long *all = xmalloc((size_t)n * sizeof *all);
   long long mine_id = me;
-  S_OK(dart_allgather(&mine_id, all, 1, DART_TYPE_LONGLONG, DART_TEAM_ALL));
+  ASSERT_OK(dart_allgather(&mine_id, all, 1, DART_TYPE_LONGLONG, DART_TEAM_ALL));
   for (int u = 0; u < n; ++u) {
-    TEST_EQ(all[u], u);
+    ASSERT_EQ(all[u], u);
   }
   free(all);
   round_end(), ++rounds;
 
   round_begin("dart_reduce");
   sum = -1;
-  S_OK(dart_reduce(&one, &sum, 1, DART_TYPE_LONGLONG, DART_OP_SUM,
-                   DART_TEAM_UNIT_ID(0), DART_TEAM_ALL));
+  ASSERT_OK(dart_reduce(&one, &sum, 1, DART_TYPE_LONGLONG, DART_OP_SUM,
+                        DART_TEAM_UNIT_ID(0), DART_TEAM_ALL));
   if (me == 0) {
-    TEST_EQ(sum, n);
+    ASSERT_EQ(sum, n);
   }
   round_end(), ++rounds;
 
   round_begin("dart_team_clone");
   dart_team_t clone = DART_TEAM_NULL;
-  S_OK(dart_team_clone(DART_TEAM_ALL, &clone));
-  TEST_ASSERT(clone != DART_TEAM_NULL);
+  ASSERT_OK(dart_team_clone(DART_TEAM_ALL, &clone));
+  ASSERT(clone != DART_TEAM_NULL);
   round_end(), ++rounds;
 
   round_begin("dart_team_destroy");
-  S_OK(dart_team_destroy(&clone));
+  ASSERT_OK(dart_team_destroy(&clone));
   round_end(), ++rounds;
 
   round_begin("dart_team_memalloc_aligned");
   dart_gptr_t extra = DART_GPTR_NULL;
-  S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 16, DART_TYPE_BYTE, &extra));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 16, DART_TYPE_BYTE, &extra));
   round_end(), ++rounds;
 
   round_begin("dart_team_memfree");
-  S_OK(dart_team_memfree(extra));
+  ASSERT_OK(dart_team_memfree(extra));
   round_end(), ++rounds;
 
   round_begin("dart_team_lock_init");
   dart_lock_t second = DART_LOCK_NULL;
-  S_OK(dart_team_lock_init(DART_TEAM_ALL, &second));
+  ASSERT_OK(dart_team_lock_init(DART_TEAM_ALL, &second));
   round_end(), ++rounds;
 
   round_begin("dart_team_lock_destroy");
-  S_OK(dart_team_lock_destroy(&second));
+  ASSERT_OK(dart_team_lock_destroy(&second));
   round_end(), ++rounds;
 
   /* Two-sided: the home receives from the last unit, which sends only
@@ -162,28 +161,40 @@ int main(int argc, char **argv)
   if (remotes > 0) {
     if (me == 0) {
       long long got = -1;
-      S_OK(dart_recv(&got, 1, DART_TYPE_LONGLONG, 7,
-                     DART_GLOBAL_UNIT_ID(n - 1)));
-      TEST_EQ(got, 99);
+      ASSERT_OK(dart_recv(&got, 1, DART_TYPE_LONGLONG, 7,
+                          DART_GLOBAL_UNIT_ID(n - 1)));
+      ASSERT_EQ(got, 99);
     } else if (me == n - 1) {
       long long msg = 99;
-      S_OK(dart_send(&msg, 1, DART_TYPE_LONGLONG, 7, DART_GLOBAL_UNIT_ID(0)));
+      ASSERT_OK(dart_send(&msg, 1, DART_TYPE_LONGLONG, 7, DART_GLOBAL_UNIT_ID(0)));
     }
   }
   round_end(), ++rounds;
 
   STAGE("check");
-  S_OK(dart_barrier(DART_TEAM_ALL));
-  TEST_EQ(*(volatile long long *)mine,
-          me == n - 1 ? 2LL * remotes * rounds : 0);
-  S_OK(dart_barrier(DART_TEAM_ALL));
-  S_OK(dart_team_lock_destroy(&lock));
-  S_OK(dart_team_memfree(g));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_EQ(*(volatile long long *)mine,
+            me == n - 1 ? 2LL * remotes * rounds : 0);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_lock_destroy(&lock));
+  ASSERT_OK(dart_team_memfree(g));
   if (me == 0) {
     printf("test_locks_liveness: %d calls, %d remote units\n", rounds,
            remotes);
   }
-  test_report_pass("test_locks_liveness");
-  TEST_OK(dart_exit());
-  return 0;
+}
+
+static const struct test_case cases[] = {
+  { "remote_acquire_while_home_waits", remote_acquire_while_home_waits },
+};
+
+static void setup(int *argc, char ***argv)
+{
+  test_start(argc, argv, &me, &n);
+}
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup,
+                       test_dart_teardown);
 }

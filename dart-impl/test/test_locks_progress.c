@@ -8,7 +8,7 @@
  * threads of a unit as well as among units. */
 #include "test_lock_counter.h"
 #include "test_nodes.h"
-#include "test_stage.h"
+#include "test.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,25 +35,29 @@ static void *worker(void *arg)
   return NULL;
 }
 
-int main(int argc, char **argv)
+static void setup(int *argc, char ***argv)
 {
   dart_thread_support_level_t level;
-  TEST_OK(dart_init_thread(&argc, &argv, &level));
-  TEST_EQ(level, DART_THREAD_MULTIPLE);
+  ASSERT_OK(dart_init_thread(argc, argv, &level));
+  ASSERT_EQ(level, DART_THREAD_MULTIPLE);
+}
+
+static void progress_thread(void)
+{
   dart_global_unit_t id;
   size_t size;
-  TEST_OK(dart_myid(&id));
-  TEST_OK(dart_size(&size));
+  ASSERT_OK(dart_myid(&id));
+  ASSERT_OK(dart_size(&size));
   int me = id.id, n = (int)size;
 
   dart_gptr_t g;
-  TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 2, DART_TYPE_LONGLONG,
-                                     &g));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 2, DART_TYPE_LONGLONG,
+                                       &g));
   long long *mine = NULL;
-  TEST_OK(dart_gptr_getaddr(gptr_at(g, me, 0), (void **)&mine));
+  ASSERT_OK(dart_gptr_getaddr(gptr_at(g, me, 0), (void **)&mine));
   mine[0] = mine[1] = 0;
   /* The first lock of a team has its home at unit 0. */
-  TEST_OK(dart_team_lock_init(DART_TEAM_ALL, &lock));
+  ASSERT_OK(dart_team_lock_init(DART_TEAM_ALL, &lock));
   long long *keys = test_node_keys(n);
   int home_node_units = 0;
   for (int u = 0; u < n; ++u) {
@@ -61,7 +65,7 @@ int main(int argc, char **argv)
   }
   bool home_side = keys[me] == keys[0];
   int remote_units = n - home_node_units;
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 
   STAGE("home node busy");
   if (me == 0) {
@@ -72,52 +76,59 @@ int main(int argc, char **argv)
     double start = now_s();
     while (*flag < remote_units && now_s() - start < DEADLINE_S) {
     }
-    TEST_EQ(*flag, remote_units);
+    ASSERT_EQ(*flag, remote_units);
     long long done = 1;
     for (int u = 1; u < n; ++u) {
       if (keys[u] != keys[0]) {
         continue;
       }
-      S_OK(dart_put_blocking(gptr_at(g, u, 0), &done, 1, DART_TYPE_LONGLONG,
-                             DART_TYPE_LONGLONG));
+      ASSERT_OK(dart_put_blocking(gptr_at(g, u, 0), &done, 1, DART_TYPE_LONGLONG,
+                                  DART_TYPE_LONGLONG));
     }
   } else if (home_side) {
     volatile long long *flag = &mine[0];
     double start = now_s();
     while (*flag == 0 && now_s() - start < 2 * DEADLINE_S) {
     }
-    TEST_EQ(*flag, 1);
+    ASSERT_EQ(*flag, 1);
   } else {
     /* Taking the lock needs a migration to network mode: only the home
      * unit's progress thread can do it while unit 0 computes. */
-    S_OK(dart_lock_acquire(lock));
+    ASSERT_OK(dart_lock_acquire(lock));
     long long one = 1;
-    S_OK(dart_accumulate(gptr_at(g, 0, 0), &one, 1, DART_TYPE_LONGLONG,
-                         DART_OP_SUM));
-    S_OK(dart_flush(gptr_at(g, 0, 0)));
-    S_OK(dart_lock_release(lock));
+    ASSERT_OK(dart_accumulate(gptr_at(g, 0, 0), &one, 1, DART_TYPE_LONGLONG,
+                              DART_OP_SUM));
+    ASSERT_OK(dart_flush(gptr_at(g, 0, 0)));
+    ASSERT_OK(dart_lock_release(lock));
   }
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 
   STAGE("threads");
   counter = gptr_at(g, n - 1, sizeof(long long));
   pthread_t threads[THREADS];
   for (int t = 0; t < THREADS; ++t) {
-    TEST_ASSERT(pthread_create(&threads[t], NULL, worker, NULL) == 0);
+    ASSERT(pthread_create(&threads[t], NULL, worker, NULL) == 0);
   }
   for (int t = 0; t < THREADS; ++t) {
     pthread_join(threads[t], NULL);
   }
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   long long value = -1;
-  TEST_OK(dart_get_blocking(&value, counter, 1, DART_TYPE_LONGLONG,
-                            DART_TYPE_LONGLONG));
-  TEST_EQ(value, (long long)n * THREADS * ITERS);
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
-  TEST_OK(dart_team_lock_destroy(&lock));
-  TEST_OK(dart_team_memfree(g));
+  ASSERT_OK(dart_get_blocking(&value, counter, 1, DART_TYPE_LONGLONG,
+                              DART_TYPE_LONGLONG));
+  ASSERT_EQ(value, (long long)n * THREADS * ITERS);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_lock_destroy(&lock));
+  ASSERT_OK(dart_team_memfree(g));
   free(keys);
-  test_report_pass("test_locks_progress");
-  TEST_OK(dart_exit());
-  return 0;
+}
+
+static const struct test_case cases[] = {
+  { "progress_thread", progress_thread },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup,
+                       test_dart_teardown);
 }

@@ -14,7 +14,7 @@
  * part with a message (dart_init_thread documents that it reports the
  * level MPI provides). */
 #include "test_lock_counter.h"
-#include "test_stage.h"
+#include "test.h"
 
 #include <mpi.h>
 #include <pthread.h>
@@ -40,14 +40,14 @@ static void try_increments(dart_lock_t lock, dart_gptr_t counter, int iters)
   for (int i = 0; i < iters; ++i) {
     int32_t got = 0;
     while (!got) {
-      TEST_OK(dart_lock_try_acquire(lock, &got));
+      ASSERT_OK(dart_lock_try_acquire(lock, &got));
     }
     /* Held by this thread: a second try by it is misuse. */
     int32_t again = 0;
-    TEST_RET(dart_lock_try_acquire(lock, &again), DART_ERR_INVAL);
-    TEST_EQ(again, 1);
+    ASSERT_RET(dart_lock_try_acquire(lock, &again), DART_ERR_INVAL);
+    ASSERT_EQ(again, 1);
     counter_increment(counter);
-    TEST_OK(dart_lock_release(lock));
+    ASSERT_OK(dart_lock_release(lock));
   }
 }
 
@@ -68,82 +68,91 @@ static void *worker(void *arg)
   return NULL;
 }
 
-int main(int argc, char **argv)
+static dart_thread_support_level_t level = DART_THREAD_SINGLE;
+
+static void setup(int *argc, char ***argv)
 {
-  bool require = argc > 1 && strcmp(argv[1], "--require-multiple") == 0;
-  dart_thread_support_level_t level = DART_THREAD_SINGLE;
-  TEST_OK(dart_init_thread(&argc, &argv, &level));
+  ASSERT_OK(dart_init_thread(argc, argv, &level));
+}
+
+static void threads_on_locks(void)
+{
+  bool require =
+      test_argc > 1 && strcmp(test_argv[1], "--require-multiple") == 0;
   dart_global_unit_t id;
   size_t size;
-  TEST_OK(dart_myid(&id));
-  TEST_OK(dart_size(&size));
+  ASSERT_OK(dart_myid(&id));
+  ASSERT_OK(dart_size(&size));
   int me = id.id, n = (int)size;
   int mpi_level = -1;
   MPI_Query_thread(&mpi_level);
   /* The level reported is MPI's. */
-  TEST_EQ(level == DART_THREAD_MULTIPLE, mpi_level == MPI_THREAD_MULTIPLE);
+  ASSERT_EQ(level == DART_THREAD_MULTIPLE, mpi_level == MPI_THREAD_MULTIPLE);
   if (level != DART_THREAD_MULTIPLE) {
-    if (require) {
-      fprintf(stderr, "FAIL: MPI granted thread level %d, not "
-              "MPI_THREAD_MULTIPLE\n", mpi_level);
-      dart_abort(1);
-    }
+    ASSERT_MSG(!require, "MPI granted thread level %d, not "
+               "MPI_THREAD_MULTIPLE", mpi_level);
     if (me == 0) {
       printf("test_locks_threads: SKIPPED the threaded part: MPI grants "
              "thread level %d, not MPI_THREAD_MULTIPLE\n", mpi_level);
     }
-    TEST_OK(dart_exit());
-    return 0;
+    return;
   }
   signal(SIGALRM, on_alarm);
   alarm(ALARM_S);
 
   dart_gptr_t g;
-  TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, NLOCKS,
-                                     DART_TYPE_LONGLONG, &g));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, NLOCKS,
+                                       DART_TYPE_LONGLONG, &g));
   long long *mine = NULL;
-  TEST_OK(dart_gptr_getaddr(gptr_at(g, me, 0), (void **)&mine));
+  ASSERT_OK(dart_gptr_getaddr(gptr_at(g, me, 0), (void **)&mine));
   for (int k = 0; k < NLOCKS; ++k) {
     mine[k] = 0;
   }
   /* Lock 0 is homed at unit 0 (first node), lock 1 on the second node
    * when there is one (homes go to the nodes in turn, lock/api.c). */
   for (int k = 0; k < NLOCKS; ++k) {
-    TEST_OK(dart_team_lock_init(DART_TEAM_ALL, &locks[k]));
+    ASSERT_OK(dart_team_lock_init(DART_TEAM_ALL, &locks[k]));
     counters[k] = gptr_at(g, k == 0 ? n - 1 : 0,
                           (uint64_t)k * sizeof(long long));
   }
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 
   /* The misuse checks in the try loop would log once per try. */
   int saved = mute_log();
   pthread_t threads[THREADS];
   for (int t = 0; t < THREADS; ++t) {
-    TEST_ASSERT(pthread_create(&threads[t], NULL, worker,
-                               (void *)(intptr_t)t) == 0);
+    ASSERT(pthread_create(&threads[t], NULL, worker,
+                          (void *)(intptr_t)t) == 0);
   }
   for (int t = 0; t < THREADS; ++t) {
     pthread_join(threads[t], NULL);
   }
   restore_log(saved);
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   for (int k = 0; k < NLOCKS; ++k) {
     long long value = -1;
-    TEST_OK(dart_get_blocking(&value, counters[k], 1, DART_TYPE_LONGLONG,
-                              DART_TYPE_LONGLONG));
-    TEST_EQ(value, (long long)n * THREADS * ITERS);
+    ASSERT_OK(dart_get_blocking(&value, counters[k], 1, DART_TYPE_LONGLONG,
+                                DART_TYPE_LONGLONG));
+    ASSERT_EQ(value, (long long)n * THREADS * ITERS);
   }
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   for (int k = 0; k < NLOCKS; ++k) {
-    TEST_OK(dart_team_lock_destroy(&locks[k]));
+    ASSERT_OK(dart_team_lock_destroy(&locks[k]));
   }
-  TEST_OK(dart_team_memfree(g));
+  ASSERT_OK(dart_team_memfree(g));
   alarm(0);
   if (me == 0) {
     printf("test_locks_threads: %d threads x %d units, %d acquisitions per "
            "lock\n", THREADS, n, n * THREADS * ITERS);
   }
-  test_report_pass("test_locks_threads");
-  TEST_OK(dart_exit());
-  return 0;
+}
+
+static const struct test_case cases[] = {
+  { "threads_on_locks", threads_on_locks },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup,
+                       test_dart_teardown);
 }

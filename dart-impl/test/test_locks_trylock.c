@@ -7,7 +7,7 @@
  * several units try must go to one of them in bounded time: the alarm
  * fails a run whose tries stop succeeding. */
 #include "test_lock_counter.h"
-#include "test_stage.h"
+#include "test.h"
 
 #include <signal.h>
 #include <string.h>
@@ -23,7 +23,7 @@ static void on_alarm(int sig)
   (void)sig;
   static const char head[] = "LIVELOCK (tries stopped succeeding): ";
   write(STDERR_FILENO, head, sizeof head - 1);
-  write(STDERR_FILENO, stage, strnlen(stage, sizeof stage));
+  write(STDERR_FILENO, test_stage, strnlen(test_stage, sizeof test_stage));
   write(STDERR_FILENO, "\n", 1);
   _exit(1);
 }
@@ -43,25 +43,25 @@ static void atomic_traffic(dart_gptr_t g)
   for (int i = 0; i < 200; ++i) {
     int target = (me + i) % n;
     long long one = 1, old = -1;
-    S_OK(dart_fetch_and_op(gptr_at(g, target, 0), &one, &old,
-                           DART_TYPE_LONGLONG, DART_OP_SUM));
-    S_OK(dart_accumulate(gptr_at(g, target, 0), &one, 1, DART_TYPE_LONGLONG,
-                         DART_OP_SUM));
+    ASSERT_OK(dart_fetch_and_op(gptr_at(g, target, 0), &one, &old,
+                                DART_TYPE_LONGLONG, DART_OP_SUM));
+    ASSERT_OK(dart_accumulate(gptr_at(g, target, 0), &one, 1, DART_TYPE_LONGLONG,
+                              DART_OP_SUM));
     long long cmp = -7, swap = -8, got = 0;
-    S_OK(dart_compare_and_swap(gptr_at(g, target, sizeof(long long)), &swap,
-                               &cmp, &got, DART_TYPE_LONGLONG));
-    S_OK(dart_flush(gptr_at(g, target, 0)));
+    ASSERT_OK(dart_compare_and_swap(gptr_at(g, target, sizeof(long long)), &swap,
+                                    &cmp, &got, DART_TYPE_LONGLONG));
+    ASSERT_OK(dart_flush(gptr_at(g, target, 0)));
   }
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   long long total = 0;
   for (int u = 0; u < n; ++u) {
     long long v = -1;
-    S_OK(dart_get_blocking(&v, gptr_at(g, u, 0), 1, DART_TYPE_LONGLONG,
-                           DART_TYPE_LONGLONG));
+    ASSERT_OK(dart_get_blocking(&v, gptr_at(g, u, 0), 1, DART_TYPE_LONGLONG,
+                                DART_TYPE_LONGLONG));
     total += v;
   }
-  TEST_EQ(total, 2LL * 200 * n);
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_EQ(total, 2LL * 200 * n);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 }
 
 /* Locks taken and left in every state: held and released by every unit
@@ -73,20 +73,20 @@ static void lock_churn(void)
     STAGE("lock churn %d", round);
     dart_lock_t locks[3];
     for (int k = 0; k < 3; ++k) {
-      S_OK(dart_team_lock_init(DART_TEAM_ALL, &locks[k]));
+      ASSERT_OK(dart_team_lock_init(DART_TEAM_ALL, &locks[k]));
     }
     for (int k = 0; k < 3; ++k) {
-      S_OK(dart_lock_acquire(locks[k]));
-      S_OK(dart_lock_release(locks[k]));
+      ASSERT_OK(dart_lock_acquire(locks[k]));
+      ASSERT_OK(dart_lock_release(locks[k]));
       int32_t got = 0;
-      S_OK(dart_lock_try_acquire(locks[k], &got));
+      ASSERT_OK(dart_lock_try_acquire(locks[k], &got));
       if (got) {
-        S_OK(dart_lock_release(locks[k]));
+        ASSERT_OK(dart_lock_release(locks[k]));
       }
     }
-    S_OK(dart_barrier(DART_TEAM_ALL));
+    ASSERT_OK(dart_barrier(DART_TEAM_ALL));
     for (int k = 0; k < 3; ++k) {
-      S_OK(dart_team_lock_destroy(&locks[k]));
+      ASSERT_OK(dart_team_lock_destroy(&locks[k]));
     }
   }
 }
@@ -99,7 +99,7 @@ static void try_loop(dart_lock_t lock, dart_gptr_t counter, unsigned pause,
   for (int k = 0; k < K; ++k) {
     int32_t got = 0;
     for (;;) {
-      S_OK(dart_lock_try_acquire(lock, &got));
+      ASSERT_OK(dart_lock_try_acquire(lock, &got));
       ++*tries;
       if (got) {
         break;
@@ -108,29 +108,28 @@ static void try_loop(dart_lock_t lock, dart_gptr_t counter, unsigned pause,
         work(pause);
       }
     }
-    TEST_EQ(got, 1);
+    ASSERT_EQ(got, 1);
     counter_increment(counter);
     if (pause > 0) {
       work(pause);
     }
-    S_OK(dart_lock_release(lock));
+    ASSERT_OK(dart_lock_release(lock));
   }
 }
 
-int main(int argc, char **argv)
+static void try_no_livelock(void)
 {
-  test_start(&argc, &argv, &me, &n);
   signal(SIGALRM, on_alarm);
   enum { NLOCKS = 4 };
   dart_gptr_t g;
-  S_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 2 + NLOCKS,
-                                  DART_TYPE_LONGLONG, &g));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 2 + NLOCKS,
+                                       DART_TYPE_LONGLONG, &g));
   long long *mine = NULL;
-  S_OK(dart_gptr_getaddr(gptr_at(g, me, 0), (void **)&mine));
+  ASSERT_OK(dart_gptr_getaddr(gptr_at(g, me, 0), (void **)&mine));
   for (int i = 0; i < 2 + NLOCKS; ++i) {
     mine[i] = 0;
   }
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   atomic_traffic(g);
   lock_churn();
 
@@ -138,7 +137,7 @@ int main(int argc, char **argv)
    * spread in lock/api.c); the counter of lock k at unit k % n. */
   dart_lock_t locks[NLOCKS];
   for (int k = 0; k < NLOCKS; ++k) {
-    S_OK(dart_team_lock_init(DART_TEAM_ALL, &locks[k]));
+    ASSERT_OK(dart_team_lock_init(DART_TEAM_ALL, &locks[k]));
   }
   static const unsigned pauses[] = { 0, 200, 3000 };
   long long tries = 0;
@@ -150,7 +149,7 @@ int main(int argc, char **argv)
       alarm(ALARM_S);
       try_loop(locks[k], counter, pauses[p], &tries);
       alarm(0);
-      S_OK(dart_barrier(DART_TEAM_ALL));
+      ASSERT_OK(dart_barrier(DART_TEAM_ALL));
     }
     /* Blocking acquires mixed in: half the units acquire, half try. */
     STAGE("lock %d, acquire and try mixed", k);
@@ -161,22 +160,34 @@ int main(int argc, char **argv)
       try_loop(locks[k], counter, 0, &tries);
     }
     alarm(0);
-    S_OK(dart_barrier(DART_TEAM_ALL));
+    ASSERT_OK(dart_barrier(DART_TEAM_ALL));
     long long value = -1;
-    S_OK(dart_get_blocking(&value, counter, 1, DART_TYPE_LONGLONG,
-                           DART_TYPE_LONGLONG));
-    TEST_EQ(value, (long long)n * K * 4);
-    S_OK(dart_barrier(DART_TEAM_ALL));
+    ASSERT_OK(dart_get_blocking(&value, counter, 1, DART_TYPE_LONGLONG,
+                                DART_TYPE_LONGLONG));
+    ASSERT_EQ(value, (long long)n * K * 4);
+    ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   }
   for (int k = 0; k < NLOCKS; ++k) {
-    S_OK(dart_team_lock_destroy(&locks[k]));
+    ASSERT_OK(dart_team_lock_destroy(&locks[k]));
   }
-  S_OK(dart_team_memfree(g));
+  ASSERT_OK(dart_team_memfree(g));
   if (me == 0) {
     printf("test_locks_trylock: unit 0 tried %lld times for %d "
            "acquisitions\n", tries, NLOCKS * K * 3);
   }
-  test_report_pass("test_locks_trylock");
-  TEST_OK(dart_exit());
-  return 0;
+}
+
+static const struct test_case cases[] = {
+  { "try_no_livelock", try_no_livelock },
+};
+
+static void setup(int *argc, char ***argv)
+{
+  test_start(argc, argv, &me, &n);
+}
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup,
+                       test_dart_teardown);
 }

@@ -4,7 +4,7 @@
 #ifndef DART_TEST_NODES_H
 #define DART_TEST_NODES_H
 
-#include "test_assert.h"
+#include "test.h"
 
 #include <mpi.h>
 #include <stdlib.h>
@@ -26,7 +26,7 @@ static inline long long *test_node_keys(int n)
   int p = per_node != NULL ? atoi(per_node) : 0;
   long long mine = (long long)leader * 100000 + (p > 0 ? shared_rank / p : 0);
   long long *keys = malloc((size_t)n * sizeof *keys);
-  TEST_ASSERT(keys != NULL);
+  ASSERT(keys != NULL);
   MPI_Allgather(&mine, 1, MPI_LONG_LONG, keys, 1, MPI_LONG_LONG,
                 MPI_COMM_WORLD);
   return keys;

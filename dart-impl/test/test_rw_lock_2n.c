@@ -9,7 +9,7 @@
  *  - keyed entries, empty slots and bad geometry. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "base/node_db.h"
-#include "plain_check.h"
+#include "test.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -136,15 +136,15 @@ static int torn_run(enum shared_rw_lock_kind kind, int readers)
   size_t bytes = node_db_bytes(&g);
   void *mem = map_shared(bytes);
   struct control *ctl = map_shared(sizeof *ctl);
-  CHECK(mem != NULL && ctl != NULL);
+  ASSERT(mem != NULL && ctl != NULL);
   struct node_db db;
-  CHECK(node_db_format(&db, mem, &g) == 0);
+  ASSERT(node_db_format(&db, mem, &g) == 0);
   struct record r;
   fill(&r, 0);
   node_db_write(&db, 0, &r);
   for (int i = 0; i < readers; ++i) {
     pid_t pid = fork();
-    CHECK(pid >= 0);
+    ASSERT(pid >= 0);
     if (pid == 0) {
       struct node_db mine;
       _exit(node_db_attach(&mine, mem) != 0 ? 1
@@ -165,7 +165,7 @@ static int torn_run(enum shared_rw_lock_kind kind, int readers)
   }
   atomic_store(&ctl->value, (int)v);
   atomic_store(&ctl->writer_done, 1);
-  CHECK(wait_all(readers) == 0);
+  ASSERT(wait_all(readers) == 0);
   node_db_destroy(&db);
   munmap(mem, bytes);
   munmap(ctl, sizeof *ctl);
@@ -179,10 +179,10 @@ static int writer_preference(void)
   size_t bytes = shared_rw_lock_bytes(2);
   struct shared_rw_lock *lock = map_shared(bytes);
   struct control *ctl = map_shared(sizeof *ctl);
-  CHECK(lock != NULL && ctl != NULL);
-  CHECK(shared_rw_lock_format(lock, SHARED_RW_LOCK_2N, 2) == 0);
+  ASSERT(lock != NULL && ctl != NULL);
+  ASSERT(shared_rw_lock_format(lock, SHARED_RW_LOCK_2N, 2) == 0);
   pid_t pid = fork();
-  CHECK(pid >= 0);
+  ASSERT(pid >= 0);
   if (pid == 0) { /* reader 0 */
     shared_rw_lock_read_acquire(lock, 0);
     atomic_store(&ctl->started, 1);
@@ -195,7 +195,7 @@ static int writer_preference(void)
   while (atomic_load(&ctl->started) == 0) {
     sched_yield();
   }
-  CHECK((pid = fork()) >= 0);
+  ASSERT((pid = fork()) >= 0);
   if (pid == 0) { /* writer */
     shared_rw_lock_write_acquire(lock);
     atomic_store(&ctl->value, 1);
@@ -205,7 +205,7 @@ static int writer_preference(void)
   while (!shared_rw_lock_readers_shut_out(lock)) {
     sched_yield();
   }
-  CHECK((pid = fork()) >= 0);
+  ASSERT((pid = fork()) >= 0);
   if (pid == 0) { /* reader 1, arriving while the writer waits */
     shared_rw_lock_read_acquire(lock, 1);
     int seen = atomic_load(&ctl->value);
@@ -213,10 +213,10 @@ static int writer_preference(void)
     _exit(seen == 1 ? 0 : 1);
   }
   pause_us(30000); /* time for reader 1 to sneak in, were it allowed to */
-  CHECK(atomic_load(&ctl->value) == 0); /* reader 0 still holds the lock */
+  ASSERT(atomic_load(&ctl->value) == 0); /* reader 0 still holds the lock */
   atomic_store(&ctl->flag, 1);
-  CHECK(wait_all(3) == 0);
-  CHECK(atomic_load(&ctl->value) == 1);
+  ASSERT(wait_all(3) == 0);
+  ASSERT(atomic_load(&ctl->value) == 1);
   shared_rw_lock_destroy(lock);
   munmap(lock, bytes);
   munmap(ctl, sizeof *ctl);
@@ -230,12 +230,12 @@ static int writers_exclude(enum shared_rw_lock_kind kind)
   size_t bytes = shared_rw_lock_bytes(READERS);
   struct shared_rw_lock *lock = map_shared(bytes);
   struct control *ctl = map_shared(sizeof *ctl);
-  CHECK(lock != NULL && ctl != NULL);
-  CHECK(shared_rw_lock_format(lock, kind, READERS) == 0);
+  ASSERT(lock != NULL && ctl != NULL);
+  ASSERT(shared_rw_lock_format(lock, kind, READERS) == 0);
   uint64_t *counter = &ctl->counter;
   for (int w = 0; w < 2; ++w) {
     pid_t pid = fork();
-    CHECK(pid >= 0);
+    ASSERT(pid >= 0);
     if (pid == 0) {
       for (int i = 0; i < ADDS; ++i) {
         shared_rw_lock_write_acquire(lock);
@@ -251,7 +251,7 @@ static int writers_exclude(enum shared_rw_lock_kind kind)
   }
   for (int r = 0; r < READERS; ++r) {
     pid_t pid = fork();
-    CHECK(pid >= 0);
+    ASSERT(pid >= 0);
     if (pid == 0) {
       uint64_t last = 0;
       while (last < 2 * ADDS) {
@@ -267,8 +267,8 @@ static int writers_exclude(enum shared_rw_lock_kind kind)
       _exit(0);
     }
   }
-  CHECK(wait_all(2 + READERS) == 0);
-  CHECK(*counter == 2 * ADDS);
+  ASSERT(wait_all(2 + READERS) == 0);
+  ASSERT(*counter == 2 * ADDS);
   shared_rw_lock_destroy(lock);
   munmap(lock, bytes);
   munmap(ctl, sizeof *ctl);
@@ -279,76 +279,93 @@ static int table_basics(void)
 {
   struct node_db_geometry g = { 40, 3, 5, 1, SHARED_RW_LOCK_2N };
   size_t bytes = node_db_bytes(&g);
-  CHECK(bytes > 0);
+  ASSERT(bytes > 0);
   unsigned char *mem = map_shared(bytes + 64);
-  CHECK(mem != NULL);
+  ASSERT(mem != NULL);
   struct node_db db, other;
-  CHECK(node_db_attach(&other, mem) == EINVAL); /* nothing formatted */
-  CHECK(node_db_format(&db, mem + 8, &g) == EINVAL); /* misaligned */
+  ASSERT(node_db_attach(&other, mem) == EINVAL); /* nothing formatted */
+  ASSERT(node_db_format(&db, mem + 8, &g) == EINVAL); /* misaligned */
   struct node_db_geometry bad = g;
   bad.record_size = 0;
-  CHECK(node_db_bytes(&bad) == 0);
-  CHECK(node_db_format(&db, mem, &bad) == EINVAL);
+  ASSERT(node_db_bytes(&bad) == 0);
+  ASSERT(node_db_format(&db, mem, &bad) == EINVAL);
   bad = g;
   bad.num_readers = 0;
-  CHECK(node_db_format(&db, mem, &bad) == EINVAL);
+  ASSERT(node_db_format(&db, mem, &bad) == EINVAL);
   bad = g;
   bad.lock_kind = (enum shared_rw_lock_kind)7;
-  CHECK(node_db_format(&db, mem, &bad) == EINVAL);
-  CHECK(node_db_format(&db, mem, &g) == 0);
-  CHECK(node_db_attach(&other, mem) == 0);
-  CHECK(other.num_records == 3 && other.num_keyed == 5);
-  CHECK(shared_rw_lock_kind(other.lock) == SHARED_RW_LOCK_2N);
-  CHECK(shared_rw_lock_readers(other.lock) == 1);
+  ASSERT(node_db_format(&db, mem, &bad) == EINVAL);
+  ASSERT(node_db_format(&db, mem, &g) == 0);
+  ASSERT(node_db_attach(&other, mem) == 0);
+  ASSERT(other.num_records == 3 && other.num_keyed == 5);
+  ASSERT(shared_rw_lock_kind(other.lock) == SHARED_RW_LOCK_2N);
+  ASSERT(shared_rw_lock_readers(other.lock) == 1);
 
   char in[40], out[40];
   memset(out, 0x5a, sizeof out);
-  CHECK(!node_db_read(&other, 0, 1, out)); /* never written */
-  CHECK(out[0] == 0x5a);
+  ASSERT(!node_db_read(&other, 0, 1, out)); /* never written */
+  ASSERT(out[0] == 0x5a);
   memset(in, 7, sizeof in);
   node_db_write(&db, 1, in);
-  CHECK(node_db_read(&other, 0, 1, out) && memcmp(in, out, sizeof in) == 0);
-  CHECK(!node_db_read(&other, 0, 2, out));
+  ASSERT(node_db_read(&other, 0, 1, out) && memcmp(in, out, sizeof in) == 0);
+  ASSERT(!node_db_read(&other, 0, 2, out));
 
   /* Keyed: five fill the area (so probing must wrap), a sixth does not
    * fit, replacing an entry needs no room, absent keys are absent. */
   for (uint64_t k = 0; k < 5; ++k) {
     memset(in, (int)k + 1, sizeof in);
-    CHECK(node_db_write_keyed(&db, k * 5 + 100, in));
+    ASSERT(node_db_write_keyed(&db, k * 5 + 100, in));
   }
-  CHECK(!node_db_write_keyed(&db, 999, in));
-  CHECK(!node_db_read_keyed(&other, 0, 999, out));
+  ASSERT(!node_db_write_keyed(&db, 999, in));
+  ASSERT(!node_db_read_keyed(&other, 0, 999, out));
   memset(in, 42, sizeof in);
-  CHECK(node_db_write_keyed(&db, 110, in));
+  ASSERT(node_db_write_keyed(&db, 110, in));
   for (uint64_t k = 0; k < 5; ++k) {
-    CHECK(node_db_read_keyed(&other, 0, k * 5 + 100, out));
-    CHECK(out[39] == (k == 2 ? 42 : (char)(k + 1)));
+    ASSERT(node_db_read_keyed(&other, 0, k * 5 + 100, out));
+    ASSERT(out[39] == (k == 2 ? 42 : (char)(k + 1)));
   }
   node_db_destroy(&db);
-  CHECK(node_db_attach(&other, mem) == EINVAL);
+  ASSERT(node_db_attach(&other, mem) == EINVAL);
   munmap(mem, bytes + 64);
 
   /* No lock at all still reads and writes (single process). */
   g.lock_kind = SHARED_RW_LOCK_NONE;
   mem = map_shared(node_db_bytes(&g));
-  CHECK(mem != NULL && node_db_format(&db, mem, &g) == 0);
+  ASSERT(mem != NULL && node_db_format(&db, mem, &g) == 0);
   node_db_write(&db, 0, in);
-  CHECK(node_db_read(&db, 0, 0, out) && memcmp(in, out, sizeof in) == 0);
+  ASSERT(node_db_read(&db, 0, 0, out) && memcmp(in, out, sizeof in) == 0);
   munmap(mem, node_db_bytes(&g));
   return 0;
 }
 
-int main(void)
+static void basics(void) { ASSERT(table_basics() == 0); }
+static void prefers_writers(void) { ASSERT(writer_preference() == 0); }
+static void writers_exclude_2n(void)
 {
-  CHECK(table_basics() == 0);
-  CHECK(writer_preference() == 0);
-  CHECK(writers_exclude(SHARED_RW_LOCK_2N) == 0);
-  CHECK(writers_exclude(SHARED_RW_LOCK_PTHREAD) == 0);
+  ASSERT(writers_exclude(SHARED_RW_LOCK_2N) == 0);
+}
+static void writers_exclude_pthread(void)
+{
+  ASSERT(writers_exclude(SHARED_RW_LOCK_PTHREAD) == 0);
+}
+static void torn_reads(void)
+{
   static const int readers[] = { 1, 2, 3, 4, 8, 16 };
   for (size_t i = 0; i < sizeof readers / sizeof *readers; ++i) {
-    CHECK(torn_run(SHARED_RW_LOCK_2N, readers[i]) == 0);
-    CHECK(torn_run(SHARED_RW_LOCK_PTHREAD, readers[i]) == 0);
+    ASSERT(torn_run(SHARED_RW_LOCK_2N, readers[i]) == 0);
+    ASSERT(torn_run(SHARED_RW_LOCK_PTHREAD, readers[i]) == 0);
   }
-  printf("test_rw_lock_2n: passed\n");
-  return 0;
+}
+
+static const struct test_case cases[] = {
+  { "basics", basics },
+  { "prefers_writers", prefers_writers },
+  { "writers_exclude_2n", writers_exclude_2n },
+  { "writers_exclude_pthread", writers_exclude_pthread },
+  { "torn_reads", torn_reads },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run(argc, argv, TEST_CASES(cases));
 }

@@ -5,7 +5,7 @@
  * in a per-unit permutation. No call may hang and the next round's
  * registrations must succeed with ids that every unit agrees on. Last,
  * two registrations of overlapping memory. */
-#include "test_assert.h"
+#include "test.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,12 +41,12 @@ static void atomics_on(const dart_gptr_t *seg, int n, int me, int units,
       dart_gptr_t g = seg[s];
       g.unitid = u;
       long add = me + 1, old = -1;
-      TEST_OK(dart_fetch_and_op(g, &add, &old, DART_TYPE_LONG, DART_OP_SUM));
-      TEST_OK(dart_flush(g));
-      TEST_ASSERT(old >= 0);
+      ASSERT_OK(dart_fetch_and_op(g, &add, &old, DART_TYPE_LONG, DART_OP_SUM));
+      ASSERT_OK(dart_flush(g));
+      ASSERT(old >= 0);
     }
   }
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   long want = (long)units * (units + 1) / 2;
   for (int s = 0; s < n; ++s) {
     long got = -1;
@@ -55,11 +55,11 @@ static void atomics_on(const dart_gptr_t *seg, int n, int me, int units,
     } else {
       dart_gptr_t g = seg[s];
       g.unitid = me;
-      TEST_OK(dart_get_blocking(&got, g, 1, DART_TYPE_LONG, DART_TYPE_LONG));
+      ASSERT_OK(dart_get_blocking(&got, g, 1, DART_TYPE_LONG, DART_TYPE_LONG));
     }
-    TEST_EQ(got, want);
+    ASSERT_EQ(got, want);
   }
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 }
 
 static void registered_rounds(int me, int units)
@@ -72,16 +72,16 @@ static void registered_rounds(int me, int units)
     dart_gptr_t seg[SEGMENTS];
     for (int s = 0; s < SEGMENTS; ++s) {
       buf[s] = calloc(4 + (size_t)s, sizeof(long));
-      TEST_ASSERT(buf[s] != NULL);
-      TEST_OK(dart_team_memregister(DART_TEAM_ALL, 4 + (size_t)s,
-                                    DART_TYPE_LONG, buf[s], &seg[s]));
+      ASSERT(buf[s] != NULL);
+      ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, 4 + (size_t)s,
+                                      DART_TYPE_LONG, buf[s], &seg[s]));
     }
-    TEST_OK(dart_barrier(DART_TEAM_ALL));
+    ASSERT_OK(dart_barrier(DART_TEAM_ALL));
     atomics_on(seg, SEGMENTS, me, units, buf);
     int order[SEGMENTS];
     permutation(order, SEGMENTS, me, round);
     for (int i = 0; i < SEGMENTS; ++i) {
-      TEST_OK(dart_team_memderegister(seg[order[i]]));
+      ASSERT_OK(dart_team_memderegister(seg[order[i]]));
     }
     for (int s = 0; s < SEGMENTS; ++s) {
       free(buf[s]);
@@ -94,20 +94,20 @@ static void allocated_rounds(int me, int units)
   for (int round = 0; round < ROUNDS; ++round) {
     dart_gptr_t seg[SEGMENTS];
     for (int s = 0; s < SEGMENTS; ++s) {
-      TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 4 + (size_t)s,
-                                         DART_TYPE_LONG, &seg[s]));
+      ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 4 + (size_t)s,
+                                           DART_TYPE_LONG, &seg[s]));
       dart_gptr_t mine = seg[s];
       mine.unitid = me;
       long zero = 0;
-      TEST_OK(dart_put_blocking(mine, &zero, 1, DART_TYPE_LONG,
-                                DART_TYPE_LONG));
+      ASSERT_OK(dart_put_blocking(mine, &zero, 1, DART_TYPE_LONG,
+                                  DART_TYPE_LONG));
     }
-    TEST_OK(dart_barrier(DART_TEAM_ALL));
+    ASSERT_OK(dart_barrier(DART_TEAM_ALL));
     atomics_on(seg, SEGMENTS, me, units, NULL);
     int order[SEGMENTS];
     permutation(order, SEGMENTS, me, round + 100);
     for (int i = 0; i < SEGMENTS; ++i) {
-      TEST_OK(dart_team_memfree(seg[order[i]]));
+      ASSERT_OK(dart_team_memfree(seg[order[i]]));
     }
   }
 }
@@ -118,17 +118,17 @@ static void team_rounds(int me, int units)
 {
   for (int round = 0; round < 2; ++round) {
     dart_team_t team = DART_TEAM_NULL;
-    TEST_OK(dart_team_clone(DART_TEAM_ALL, &team));
+    ASSERT_OK(dart_team_clone(DART_TEAM_ALL, &team));
     long buf[SEGMENTS][4];
     memset(buf, 0, sizeof buf);
     dart_gptr_t seg[2 * SEGMENTS];
     for (int s = 0; s < SEGMENTS; ++s) {
-      TEST_OK(dart_team_memregister(team, 4, DART_TYPE_LONG, buf[s],
-                                    &seg[s]));
-      TEST_OK(dart_team_memalloc_aligned(team, 4, DART_TYPE_LONG,
-                                         &seg[SEGMENTS + s]));
+      ASSERT_OK(dart_team_memregister(team, 4, DART_TYPE_LONG, buf[s],
+                                      &seg[s]));
+      ASSERT_OK(dart_team_memalloc_aligned(team, 4, DART_TYPE_LONG,
+                                           &seg[SEGMENTS + s]));
     }
-    TEST_OK(dart_barrier(team));
+    ASSERT_OK(dart_barrier(team));
     int order[2 * SEGMENTS];
     permutation(order, 2 * SEGMENTS, me, round + 200);
     for (int i = 0; i < 2 * SEGMENTS; ++i) {
@@ -138,12 +138,12 @@ static void team_rounds(int me, int units)
         continue;
       }
       if (s < SEGMENTS) {
-        TEST_OK(dart_team_memderegister(seg[s]));
+        ASSERT_OK(dart_team_memderegister(seg[s]));
       } else {
-        TEST_OK(dart_team_memfree(seg[s]));
+        ASSERT_OK(dart_team_memfree(seg[s]));
       }
     }
-    TEST_OK(dart_team_destroy(&team));
+    ASSERT_OK(dart_team_destroy(&team));
   }
   (void)units;
 }
@@ -157,39 +157,60 @@ static void overlapping_registrations(int me, int units)
 {
   static long words[12];
   dart_gptr_t seg[2];
-  TEST_OK(dart_team_memregister(DART_TEAM_ALL, 8, DART_TYPE_LONG, words,
-                                &seg[0]));
-  TEST_OK(dart_team_memregister(DART_TEAM_ALL, 8, DART_TYPE_LONG, words + 4,
-                                &seg[1]));
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, 8, DART_TYPE_LONG, words,
+                                  &seg[0]));
+  ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, 8, DART_TYPE_LONG, words + 4,
+                                  &seg[1]));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   atomics_on(seg, 2, me, units, (long *const[]){ words, words + 4 });
   for (int k = 1; k < 12; ++k) {
     if (k != 4) {
-      TEST_EQ(words[k], 0);
+      ASSERT_EQ(words[k], 0);
     }
   }
-  TEST_OK(dart_team_memderegister(seg[1]));
-  TEST_OK(dart_team_memderegister(seg[0]));
+  ASSERT_OK(dart_team_memderegister(seg[1]));
+  ASSERT_OK(dart_team_memderegister(seg[0]));
 }
+
+static void registered(void)
+{
+  registered_rounds(test_me, test_units);
+}
+
+static void allocated(void)
+{
+  allocated_rounds(test_me, test_units);
+}
+
+static void teams(void)
+{
+  team_rounds(test_me, test_units);
+}
+
+static void overlapping(void)
+{
+  overlapping_registrations(test_me, test_units);
+}
+
+/* After the rounds a registration still works and its id is agreed on. */
+static void registration_after(void)
+{
+  long tail[2] = { 0, 0 };
+  dart_gptr_t g;
+  ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, 2, DART_TYPE_LONG, tail, &g));
+  atomics_on(&g, 1, test_me, test_units, (long *const[]){ tail });
+  ASSERT_OK(dart_team_memderegister(g));
+}
+
+static const struct test_case cases[] = {
+  { "registered", registered },
+  { "allocated", allocated },
+  { "teams", teams },
+  { "overlapping", overlapping },
+  { "registration_after", registration_after },
+};
 
 int main(int argc, char **argv)
 {
-  TEST_OK(dart_init(&argc, &argv));
-  dart_global_unit_t me;
-  size_t units;
-  TEST_OK(dart_myid(&me));
-  TEST_OK(dart_size(&units));
-  registered_rounds(me.id, (int)units);
-  allocated_rounds(me.id, (int)units);
-  team_rounds(me.id, (int)units);
-  overlapping_registrations(me.id, (int)units);
-  /* Afterwards a registration still works and its id is agreed on. */
-  long tail[2] = { 0, 0 };
-  dart_gptr_t g;
-  TEST_OK(dart_team_memregister(DART_TEAM_ALL, 2, DART_TYPE_LONG, tail, &g));
-  atomics_on(&g, 1, me.id, (int)units, (long *const[]){ tail });
-  TEST_OK(dart_team_memderegister(g));
-  test_report_pass("test_segment_order");
-  TEST_OK(dart_exit());
-  return 0;
+  return test_run_dart(argc, argv, TEST_CASES(cases));
 }

@@ -1,15 +1,15 @@
 /* Teams: id agreement (spec 4.1), unit numbering, translation, nesting,
  * clone, destroy, and collective agreement on bad groups. */
-#include "test_assert.h"
+#include "test.h"
 
 static int me, n;
 
 static dart_group_t group_of_range(int first, int last)
 {
   dart_group_t g;
-  TEST_OK(dart_group_create(&g));
+  ASSERT_OK(dart_group_create(&g));
   for (int u = last; u >= first; --u) { /* descending on purpose */
-    TEST_OK(dart_group_addmember(g, DART_GLOBAL_UNIT_ID(u)));
+    ASSERT_OK(dart_group_addmember(g, DART_GLOBAL_UNIT_ID(u)));
   }
   return g;
 }
@@ -19,47 +19,46 @@ static void check_team(dart_team_t team, int first, int last)
 {
   dart_team_unit_t my;
   size_t size;
-  TEST_OK(dart_team_myid(team, &my));
-  TEST_OK(dart_team_size(team, &size));
-  TEST_EQ(size, last - first + 1);
-  TEST_EQ(my.id, me - first); /* ascending global order */
+  ASSERT_OK(dart_team_myid(team, &my));
+  ASSERT_OK(dart_team_size(team, &size));
+  ASSERT_EQ(size, last - first + 1);
+  ASSERT_EQ(my.id, me - first); /* ascending global order */
   for (int t = 0; t < (int)size; ++t) {
     dart_global_unit_t g;
-    TEST_OK(dart_team_unit_l2g(team, DART_TEAM_UNIT_ID(t), &g));
-    TEST_EQ(g.id, first + t);
+    ASSERT_OK(dart_team_unit_l2g(team, DART_TEAM_UNIT_ID(t), &g));
+    ASSERT_EQ(g.id, first + t);
     dart_team_unit_t back;
-    TEST_OK(dart_team_unit_g2l(team, g, &back));
-    TEST_EQ(back.id, t);
+    ASSERT_OK(dart_team_unit_g2l(team, g, &back));
+    ASSERT_EQ(back.id, t);
   }
   for (int u = 0; u < n; ++u) {
     if (u < first || u > last) {
       dart_team_unit_t none = { 5 };
-      TEST_OK(dart_team_unit_g2l(team, DART_GLOBAL_UNIT_ID(u), &none));
-      TEST_ASSERT(none.id < 0);
+      ASSERT_OK(dart_team_unit_g2l(team, DART_GLOBAL_UNIT_ID(u), &none));
+      ASSERT(none.id < 0);
     }
   }
   dart_group_t g;
-  TEST_OK(dart_team_get_group(team, &g));
+  ASSERT_OK(dart_team_get_group(team, &g));
   size_t gsize;
-  TEST_OK(dart_group_size(g, &gsize));
-  TEST_EQ(gsize, size);
+  ASSERT_OK(dart_group_size(g, &gsize));
+  ASSERT_EQ(gsize, size);
   dart_global_unit_t members[64];
-  TEST_OK(dart_group_getmembers(g, members));
+  ASSERT_OK(dart_group_getmembers(g, members));
   for (int t = 0; t < (int)size; ++t) {
-    TEST_EQ(members[t].id, first + t);
+    ASSERT_EQ(members[t].id, first + t);
   }
-  TEST_OK(dart_group_destroy(&g));
+  ASSERT_OK(dart_group_destroy(&g));
   /* The team's communicator works: the sum of its global ids. */
   long long mine = me, sum = -1;
-  TEST_OK(dart_allreduce(&mine, &sum, 1, DART_TYPE_LONGLONG, DART_OP_SUM,
-                         team));
-  TEST_EQ(sum, (long long)(first + last) * (last - first + 1) / 2);
-  TEST_OK(dart_barrier(team));
+  ASSERT_OK(dart_allreduce(&mine, &sum, 1, DART_TYPE_LONGLONG, DART_OP_SUM,
+                           team));
+  ASSERT_EQ(sum, (long long)(first + last) * (last - first + 1) / 2);
+  ASSERT_OK(dart_barrier(team));
 }
 
-int main(int argc, char **argv)
+static void create_destroy_ids(void)
 {
-  test_start(&argc, &argv, &me, &n);
   int next = 1; /* the id counter every unit should have */
 
   /* Lower half {0..h-1} then upper half {h..n-1} from DART_TEAM_ALL. */
@@ -67,15 +66,15 @@ int main(int argc, char **argv)
   dart_group_t lower = group_of_range(0, h - 1);
   dart_group_t upper = group_of_range(h, n - 1);
   dart_team_t t_lower = 77, t_upper = 77;
-  TEST_OK(dart_team_create(DART_TEAM_ALL, lower, &t_lower));
-  TEST_OK(dart_team_create(DART_TEAM_ALL, upper, &t_upper));
-  TEST_EQ(t_lower, me < h ? next : DART_TEAM_NULL);
+  ASSERT_OK(dart_team_create(DART_TEAM_ALL, lower, &t_lower));
+  ASSERT_OK(dart_team_create(DART_TEAM_ALL, upper, &t_upper));
+  ASSERT_EQ(t_lower, me < h ? next : DART_TEAM_NULL);
   next++;
   if (h < n) {
-    TEST_EQ(t_upper, me >= h ? next : DART_TEAM_NULL);
+    ASSERT_EQ(t_upper, me >= h ? next : DART_TEAM_NULL);
     next++;
   } else {
-    TEST_EQ(t_upper, DART_TEAM_NULL); /* empty group: no id consumed */
+    ASSERT_EQ(t_upper, DART_TEAM_NULL); /* empty group: no id consumed */
   }
   if (me < h) {
     check_team(t_lower, 0, h - 1);
@@ -89,14 +88,14 @@ int main(int argc, char **argv)
     int last = h >= 2 ? 1 : 0;
     dart_group_t pair = group_of_range(0, last);
     dart_team_t t_pair = 77;
-    TEST_OK(dart_team_create(t_lower, pair, &t_pair));
-    TEST_EQ(t_pair, me <= last ? next : DART_TEAM_NULL);
+    ASSERT_OK(dart_team_create(t_lower, pair, &t_pair));
+    ASSERT_EQ(t_pair, me <= last ? next : DART_TEAM_NULL);
     if (me <= last) {
       check_team(t_pair, 0, last);
-      TEST_OK(dart_team_destroy(&t_pair));
-      TEST_EQ(t_pair, DART_TEAM_NULL);
+      ASSERT_OK(dart_team_destroy(&t_pair));
+      ASSERT_EQ(t_pair, DART_TEAM_NULL);
     }
-    TEST_OK(dart_group_destroy(&pair));
+    ASSERT_OK(dart_group_destroy(&pair));
   }
   /* Units of the upper half did not take part: their counter is behind,
    * but the next creation from ALL agrees on the maximum again. */
@@ -105,19 +104,19 @@ int main(int argc, char **argv)
   /* A single-unit team of the last unit; non-members pass NULL. */
   dart_group_t single = group_of_range(n - 1, n - 1);
   dart_team_t t_single = 77;
-  TEST_OK(dart_team_create(DART_TEAM_ALL, me == n - 1 ? single : NULL,
-                           &t_single));
-  TEST_EQ(t_single, me == n - 1 ? next : DART_TEAM_NULL);
+  ASSERT_OK(dart_team_create(DART_TEAM_ALL, me == n - 1 ? single : NULL,
+                             &t_single));
+  ASSERT_EQ(t_single, me == n - 1 ? next : DART_TEAM_NULL);
   next++;
   if (me == n - 1) {
     check_team(t_single, n - 1, n - 1);
-    TEST_OK(dart_team_destroy(&t_single));
+    ASSERT_OK(dart_team_destroy(&t_single));
   }
 
   /* Clone of ALL: a new id, the same members. */
   dart_team_t t_clone = 77;
-  TEST_OK(dart_team_clone(DART_TEAM_ALL, &t_clone));
-  TEST_EQ(t_clone, next);
+  ASSERT_OK(dart_team_clone(DART_TEAM_ALL, &t_clone));
+  ASSERT_EQ(t_clone, next);
   next++;
   check_team(t_clone, 0, n - 1);
 
@@ -125,12 +124,12 @@ int main(int argc, char **argv)
   dart_group_t all = group_of_range(0, n - 1);
   for (int i = 0; i < 40; ++i) {
     dart_team_t t = 77;
-    TEST_OK(dart_team_create(t_clone, all, &t));
-    TEST_EQ(t, next);
+    ASSERT_OK(dart_team_create(t_clone, all, &t));
+    ASSERT_EQ(t, next);
     next++;
-    TEST_OK(dart_barrier(t));
-    TEST_OK(dart_team_destroy(&t));
-    TEST_EQ(t, DART_TEAM_NULL);
+    ASSERT_OK(dart_barrier(t));
+    ASSERT_OK(dart_team_destroy(&t));
+    ASSERT_EQ(t, DART_TEAM_NULL);
   }
 
   /* Groups that differ between units, or reach outside the parent: every
@@ -138,58 +137,70 @@ int main(int argc, char **argv)
   if (n >= 2) {
     dart_group_t mine = group_of_range(0, me == 0 ? 0 : 1);
     dart_team_t t = 77;
-    TEST_RET(dart_team_create(DART_TEAM_ALL, mine, &t), DART_ERR_INVAL);
-    TEST_EQ(t, DART_TEAM_NULL);
-    TEST_OK(dart_group_destroy(&mine));
+    ASSERT_RET(dart_team_create(DART_TEAM_ALL, mine, &t), DART_ERR_INVAL);
+    ASSERT_EQ(t, DART_TEAM_NULL);
+    ASSERT_OK(dart_group_destroy(&mine));
     if (me < h && h < n) {
       dart_group_t outside = group_of_range(0, h); /* unit h is not in it */
-      TEST_RET(dart_team_create(t_lower, outside, &t), DART_ERR_INVAL);
-      TEST_EQ(t, DART_TEAM_NULL);
-      TEST_OK(dart_group_destroy(&outside));
+      ASSERT_RET(dart_team_create(t_lower, outside, &t), DART_ERR_INVAL);
+      ASSERT_EQ(t, DART_TEAM_NULL);
+      ASSERT_OK(dart_group_destroy(&outside));
     }
   }
   dart_team_t t_after = 77;
-  TEST_OK(dart_team_create(DART_TEAM_ALL, all, &t_after));
-  TEST_EQ(t_after, next);
+  ASSERT_OK(dart_team_create(DART_TEAM_ALL, all, &t_after));
+  ASSERT_EQ(t_after, next);
   next++;
 
   /* An empty group gives DART_TEAM_NULL everywhere. */
   dart_group_t empty;
-  TEST_OK(dart_group_create(&empty));
+  ASSERT_OK(dart_group_create(&empty));
   dart_team_t t_empty = 77;
-  TEST_OK(dart_team_create(DART_TEAM_ALL, empty, &t_empty));
-  TEST_EQ(t_empty, DART_TEAM_NULL);
+  ASSERT_OK(dart_team_create(DART_TEAM_ALL, empty, &t_empty));
+  ASSERT_EQ(t_empty, DART_TEAM_NULL);
 
   /* Destroy, then the id is unknown. */
   dart_team_t dead = t_clone;
-  TEST_OK(dart_team_destroy(&t_clone));
-  TEST_EQ(t_clone, DART_TEAM_NULL);
+  ASSERT_OK(dart_team_destroy(&t_clone));
+  ASSERT_EQ(t_clone, DART_TEAM_NULL);
   dart_team_unit_t u = { 5 };
-  TEST_RET(dart_team_myid(dead, &u), DART_ERR_INVAL);
-  TEST_EQ(u.id, DART_UNDEFINED_UNIT_ID);
-  TEST_RET(dart_team_destroy(&dead), DART_ERR_INVAL);
-  TEST_RET(dart_barrier(dead), DART_ERR_INVAL);
+  ASSERT_RET(dart_team_myid(dead, &u), DART_ERR_INVAL);
+  ASSERT_EQ(u.id, DART_UNDEFINED_UNIT_ID);
+  ASSERT_RET(dart_team_destroy(&dead), DART_ERR_INVAL);
+  ASSERT_RET(dart_barrier(dead), DART_ERR_INVAL);
   dart_team_t null_team = DART_TEAM_NULL;
-  TEST_OK(dart_team_destroy(&null_team));
+  ASSERT_OK(dart_team_destroy(&null_team));
   dart_team_t all_team = DART_TEAM_ALL;
-  TEST_RET(dart_team_destroy(&all_team), DART_ERR_INVAL);
-  TEST_EQ(all_team, DART_TEAM_ALL);
+  ASSERT_RET(dart_team_destroy(&all_team), DART_ERR_INVAL);
+  ASSERT_EQ(all_team, DART_TEAM_ALL);
 
   /* A team the caller is not in is unknown to it. */
   if (h < n) {
     dart_team_t foreign = me < h ? (dart_team_t)2 : (dart_team_t)1;
     size_t s = 1234;
-    TEST_RET(dart_team_size(foreign, &s), DART_ERR_INVAL);
-    TEST_EQ(s, 1234); /* untouched */
+    ASSERT_RET(dart_team_size(foreign, &s), DART_ERR_INVAL);
+    ASSERT_EQ(s, 1234); /* untouched */
   }
 
-  TEST_OK(dart_team_destroy(&t_after));
-  TEST_OK(dart_team_destroy(me < h ? &t_lower : &t_upper));
+  ASSERT_OK(dart_team_destroy(&t_after));
+  ASSERT_OK(dart_team_destroy(me < h ? &t_lower : &t_upper));
   dart_group_t *groups[] = { &lower, &upper, &single, &all, &empty };
   for (size_t i = 0; i < sizeof groups / sizeof *groups; ++i) {
-    TEST_OK(dart_group_destroy(groups[i]));
+    ASSERT_OK(dart_group_destroy(groups[i]));
   }
-  test_report_pass("test_team");
-  TEST_OK(dart_exit());
-  return 0;
+}
+
+static const struct test_case cases[] = {
+  { "create_destroy_ids", create_destroy_ids },
+};
+
+static void setup(int *argc, char ***argv)
+{
+  test_start(argc, argv, &me, &n);
+}
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup,
+                       test_dart_teardown);
 }

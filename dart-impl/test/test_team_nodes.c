@@ -3,7 +3,7 @@
  * of which units share a node, computed here straight from MPI and the
  * documented simulated-node switch; across the virtual cluster
  * (test_cluster.h) also against the hosts the run was launched on. */
-#include "test_assert.h"
+#include "test.h"
 #include "test_cluster.h"
 #include "test_nodes.h"
 #include "mpi/core/runtime.h"
@@ -17,7 +17,7 @@
 static void check_team(dart_team_t id, const long long *keys)
 {
   struct team *team = team_lookup(id);
-  TEST_ASSERT(team != NULL);
+  ASSERT(team != NULL);
   long long my_key = keys[runtime.myid];
   int expected_node_size = 0, distinct = 0;
   for (int u = 0; u < team->size; ++u) {
@@ -29,23 +29,23 @@ static void check_team(dart_team_t id, const long long *keys)
     distinct += first;
     if (key == my_key) {
       /* Same node: reachable by node rank, and the peer table agrees. */
-      TEST_ASSERT(team->node_rank_of[u] >= 0);
-      TEST_EQ(team->node_peers[team->node_rank_of[u]], u);
+      ASSERT(team->node_rank_of[u] >= 0);
+      ASSERT_EQ(team->node_peers[team->node_rank_of[u]], u);
       expected_node_size++;
     } else {
-      TEST_EQ(team->node_rank_of[u], -1);
+      ASSERT_EQ(team->node_rank_of[u], -1);
     }
   }
-  TEST_EQ(team->node_size, expected_node_size);
-  TEST_EQ(team->num_nodes, distinct);
-  TEST_EQ(team->node_rank_of[team->my_rank], team->node_rank);
-  TEST_EQ(team->node_roots_comm != MPI_COMM_NULL, team->node_rank == 0);
-  TEST_ASSERT(team->my_node >= 0 && team->my_node < team->num_nodes);
-  TEST_EQ(team->dynamic_win != MPI_WIN_NULL, team->size > 1);
+  ASSERT_EQ(team->node_size, expected_node_size);
+  ASSERT_EQ(team->num_nodes, distinct);
+  ASSERT_EQ(team->node_rank_of[team->my_rank], team->node_rank);
+  ASSERT_EQ(team->node_roots_comm != MPI_COMM_NULL, team->node_rank == 0);
+  ASSERT(team->my_node >= 0 && team->my_node < team->num_nodes);
+  ASSERT_EQ(team->dynamic_win != MPI_WIN_NULL, team->size > 1);
   if (team->node_roots_comm != MPI_COMM_NULL) {
     int roots;
     MPI_Comm_size(team->node_roots_comm, &roots);
-    TEST_EQ(roots, team->num_nodes);
+    ASSERT_EQ(roots, team->num_nodes);
   }
   /* Node indices are distinct per node and shared within one. */
   int mine[2] = { team->my_node, (int)(my_key % 1000003) };
@@ -53,14 +53,13 @@ static void check_team(dart_team_t id, const long long *keys)
   MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, team->comm);
   for (int u = 0; u < team->size; ++u) {
     int same_key = keys[team->global_of[u]] == my_key;
-    TEST_EQ(all[2 * u] == team->my_node, same_key);
+    ASSERT_EQ(all[2 * u] == team->my_node, same_key);
   }
   free(all);
 }
 
-int main(int argc, char **argv)
+static void node_structure(void)
 {
-  TEST_OK(dart_init(&argc, &argv));
   long long *keys = test_node_keys(runtime.size);
 
   check_team(DART_TEAM_ALL, keys);
@@ -73,7 +72,7 @@ int main(int argc, char **argv)
     for (int u = 0; u < runtime.size; ++u) {
       int same_host = test_cluster_host_of(&cluster, u) ==
                       test_cluster_host_of(&cluster, runtime.myid);
-      TEST_EQ(keys[u] / 100000 == keys[runtime.myid] / 100000, same_host);
+      ASSERT_EQ(keys[u] / 100000 == keys[runtime.myid] / 100000, same_host);
     }
   } else {
     hosts = 1;
@@ -89,50 +88,56 @@ int main(int argc, char **argv)
     for (int h = 0; h < hosts; ++h) {
       expected += (cluster.units[h] + p - 1) / p;
     }
-    TEST_EQ(all->num_nodes, expected);
+    ASSERT_EQ(all->num_nodes, expected);
   } else if (cliques != NULL && runtime.size > 1) {
-    TEST_ASSERT(all->num_nodes > 1);
+    ASSERT(all->num_nodes > 1);
   } else if (cliques == NULL) {
-    TEST_EQ(all->num_nodes, hosts);
+    ASSERT_EQ(all->num_nodes, hosts);
   }
   /* The bootstrap's records say the same: node, its size, the host name. */
-  TEST_EQ(unit_records_num_nodes(), all->num_nodes);
+  ASSERT_EQ(unit_records_num_nodes(), all->num_nodes);
   for (int u = 0; u < runtime.size; ++u) {
     struct unit_record r;
-    TEST_OK(unit_record_get(u, &r));
-    TEST_EQ(r.unit, u);
+    ASSERT_OK(unit_record_get(u, &r));
+    ASSERT_EQ(r.unit, u);
     int same = keys[u] == keys[runtime.myid];
-    TEST_EQ(r.node_id == all->my_node, same);
+    ASSERT_EQ(r.node_id == all->my_node, same);
     if (same) {
-      TEST_EQ(r.node_size, all->node_size);
+      ASSERT_EQ(r.node_size, all->node_size);
     }
     if (cluster.name[0][0] != '\0') {
       const char *host = cluster.name[test_cluster_host_of(&cluster, u)];
       size_t len = strlen(host);
-      TEST_ASSERT(strncmp(r.hwinfo.host, host, len) == 0);
-      TEST_ASSERT(r.hwinfo.host[len] == '\0' ||
-                  (per_node != NULL && r.hwinfo.host[len] == '-'));
+      ASSERT(strncmp(r.hwinfo.host, host, len) == 0);
+      ASSERT(r.hwinfo.host[len] == '\0' ||
+             (per_node != NULL && r.hwinfo.host[len] == '-'));
     }
   }
 
   /* Sub-teams: the odd units, and a clone of everything. */
   dart_group_t odd;
-  TEST_OK(dart_group_create(&odd));
+  ASSERT_OK(dart_group_create(&odd));
   for (int u = 1; u < runtime.size; u += 2) {
-    TEST_OK(dart_group_addmember(odd, DART_GLOBAL_UNIT_ID(u)));
+    ASSERT_OK(dart_group_addmember(odd, DART_GLOBAL_UNIT_ID(u)));
   }
   dart_team_t t_odd, t_clone;
-  TEST_OK(dart_team_create(DART_TEAM_ALL, odd, &t_odd));
-  TEST_OK(dart_team_clone(DART_TEAM_ALL, &t_clone));
+  ASSERT_OK(dart_team_create(DART_TEAM_ALL, odd, &t_odd));
+  ASSERT_OK(dart_team_clone(DART_TEAM_ALL, &t_clone));
   if (t_odd != DART_TEAM_NULL) {
     check_team(t_odd, keys);
-    TEST_OK(dart_team_destroy(&t_odd));
+    ASSERT_OK(dart_team_destroy(&t_odd));
   }
   check_team(t_clone, keys);
-  TEST_OK(dart_team_destroy(&t_clone));
-  TEST_OK(dart_group_destroy(&odd));
+  ASSERT_OK(dart_team_destroy(&t_clone));
+  ASSERT_OK(dart_group_destroy(&odd));
   free(keys);
-  test_report_pass("test_team_nodes");
-  TEST_OK(dart_exit());
-  return 0;
+}
+
+static const struct test_case cases[] = {
+  { "node_structure", node_structure },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run_dart(argc, argv, TEST_CASES(cases));
 }

@@ -12,7 +12,7 @@
  *  - back-to-back reductions (all, rooted, in place) without barriers,
  *    which would read overwritten slots without the double buffering. */
 #include "test_nodes.h"
-#include "test_stage.h"
+#include "test.h"
 #include "test_values.h"
 #include "mpi/core/runtime.h"
 #include "mpi/model/team.h"
@@ -49,7 +49,7 @@ static void check_placement(const struct ctx *c, const long long *keys)
   const char *sync = getenv("DART_SHM_SYNC");
   bool enabled = sync == NULL || strcmp(sync, "off") != 0;
   STAGE("%s: placement", c->label);
-  TEST_EQ(c->shm, enabled && one_node && c->n > 1);
+  ASSERT_EQ(c->shm, enabled && one_node && c->n > 1);
 }
 
 /* ---------------------------------------------------------------------
@@ -66,41 +66,41 @@ static void check_barrier(const struct ctx *c)
   size_t slots = 2 * (size_t)c->n;
   dart_gptr_t g;
   STAGE("%s: barrier allocation", c->label);
-  S_OK(dart_team_memalloc_aligned(c->team, slots, DART_TYPE_LONG, &g));
+  ASSERT_OK(dart_team_memalloc_aligned(c->team, slots, DART_TYPE_LONG, &g));
   long *mine = NULL;
-  S_OK(dart_gptr_getaddr(gptr_at(g, c->me, 0), (void **)&mine));
+  ASSERT_OK(dart_gptr_getaddr(gptr_at(g, c->me, 0), (void **)&mine));
   for (size_t i = 0; i < slots; ++i) {
     mine[i] = -1;
   }
-  S_OK(dart_barrier(c->team));
+  ASSERT_OK(dart_barrier(c->team));
   int next = (c->me + 1) % c->n, prev = (c->me + c->n - 1) % c->n;
   for (long r = 0; r < rounds; ++r) {
     STAGE("%s: barrier round %ld, plain stores", c->label, r);
     size_t row = (size_t)(r % 2) * (size_t)c->n;
     mine[row + (size_t)c->me] = r;
-    S_OK(dart_barrier(c->team));
+    ASSERT_OK(dart_barrier(c->team));
     for (int u = 0; u < c->n; ++u) {
       long seen = -2;
-      S_OK(dart_get_blocking(&seen,
-                             gptr_at(g, u, (row + (size_t)u) * sizeof(long)),
-                             1, DART_TYPE_LONG, DART_TYPE_LONG));
+      ASSERT_OK(dart_get_blocking(&seen,
+                                  gptr_at(g, u, (row + (size_t)u) * sizeof(long)),
+                                  1, DART_TYPE_LONG, DART_TYPE_LONG));
       if (seen != r) {
-        stage_fail(__LINE__, "unit %d's slot holds %ld", u, seen);
+        FAILF("unit %d's slot holds %ld", u, seen);
       }
     }
     /* The other parity: each unit puts into its successor's memory. */
     STAGE("%s: barrier round %ld, puts", c->label, r);
     size_t other = (size_t)((r + 1) % 2) * (size_t)c->n;
-    S_OK(dart_put_blocking(gptr_at(g, next,
-                                   (other + (size_t)c->me) * sizeof(long)),
-                           &r, 1, DART_TYPE_LONG, DART_TYPE_LONG));
-    S_OK(dart_barrier(c->team));
+    ASSERT_OK(dart_put_blocking(gptr_at(g, next,
+                                        (other + (size_t)c->me) * sizeof(long)),
+                                &r, 1, DART_TYPE_LONG, DART_TYPE_LONG));
+    ASSERT_OK(dart_barrier(c->team));
     if (mine[other + (size_t)prev] != r) {
-      stage_fail(__LINE__, "the put of unit %d holds %ld", prev,
-                 mine[other + (size_t)prev]);
+      FAILF("the put of unit %d holds %ld", prev,
+            mine[other + (size_t)prev]);
     }
   }
-  S_OK(dart_team_memfree(g));
+  ASSERT_OK(dart_team_memfree(g));
 }
 
 /* ---------------------------------------------------------------------
@@ -205,21 +205,21 @@ static void check_reduction(const struct ctx *c, dart_datatype_t t,
   size_t size = basic_size(t);
   char *send = malloc(nelem * size + 1);
   char *recv = in_place ? send : malloc(nelem * size + 1);
-  TEST_ASSERT(send != NULL && recv != NULL);
+  ASSERT(send != NULL && recv != NULL);
   for (size_t i = 0; i < nelem; ++i) {
     put_val(t, send, i, value(t, op, c->me, i, r));
   }
   if (root < 0) {
-    S_OK(dart_allreduce(send, recv, nelem, t, op, c->team));
+    ASSERT_OK(dart_allreduce(send, recv, nelem, t, op, c->team));
   } else {
-    S_OK(dart_reduce(send, recv, nelem, t, op, DART_TEAM_UNIT_ID(root),
-                     c->team));
+    ASSERT_OK(dart_reduce(send, recv, nelem, t, op, DART_TEAM_UNIT_ID(root),
+                          c->team));
   }
   for (size_t i = 0; (root < 0 || root == c->me) && i < nelem; ++i) {
     long double want = expected(c, t, op, i, r);
     long double got = get_val(t, recv, i);
     if (got != want) {
-      stage_fail(__LINE__, "element %zu is %Lg, expected %Lg", i, got, want);
+      FAILF("element %zu is %Lg, expected %Lg", i, got, want);
     }
   }
   if (!in_place) {
@@ -273,15 +273,15 @@ static void check_same_bits(const struct ctx *c)
     send[i] = 0.1 * (c->me + 1) + 1.0 / (3.0 + i);
   }
   STAGE("%s: same bits everywhere", c->label);
-  S_OK(dart_allreduce(send, recv, N, DART_TYPE_DOUBLE, DART_OP_SUM,
-                      c->team));
+  ASSERT_OK(dart_allreduce(send, recv, N, DART_TYPE_DOUBLE, DART_OP_SUM,
+                           c->team));
   double *all = malloc((size_t)c->n * sizeof recv);
-  TEST_ASSERT(all != NULL);
+  ASSERT(all != NULL);
   MPI_Allgather(recv, N, MPI_DOUBLE, all, N, MPI_DOUBLE,
                 team_lookup(c->team)->comm);
   for (int u = 0; u < c->n; ++u) {
     if (memcmp(all + (size_t)u * N, recv, sizeof recv) != 0) {
-      stage_fail(__LINE__, "unit %d's sum differs in its bits", u);
+      FAILF("unit %d's sum differs in its bits", u);
     }
   }
   free(all);
@@ -302,43 +302,60 @@ static void check_team(dart_team_t team, const char *label,
 static dart_team_t node0_team_create(int n, const long long *keys)
 {
   dart_group_t group = DART_GROUP_NULL;
-  TEST_OK(dart_group_create(&group));
+  ASSERT_OK(dart_group_create(&group));
   for (int u = 0; u < n; ++u) {
     if (keys[u] == keys[0]) {
-      TEST_OK(dart_group_addmember(group, DART_GLOBAL_UNIT_ID(u)));
+      ASSERT_OK(dart_group_addmember(group, DART_GLOBAL_UNIT_ID(u)));
     }
   }
   dart_team_t team = DART_TEAM_NULL;
-  TEST_OK(dart_team_create(DART_TEAM_ALL, group, &team));
-  TEST_OK(dart_group_destroy(&group));
+  ASSERT_OK(dart_team_create(DART_TEAM_ALL, group, &team));
+  ASSERT_OK(dart_group_destroy(&group));
   return team;
 }
 
-int main(int argc, char **argv)
+static void team_all(void)
 {
-  int me, n;
-  test_start(&argc, &argv, &me, &n);
-  long long *keys = test_node_keys(n);
-
+  long long *keys = test_node_keys(test_units);
   check_team(DART_TEAM_ALL, "all", keys);
+  free(keys);
+}
 
-  dart_team_t sub = test_subteam_create(n);
+static void sub_team(void)
+{
+  long long *keys = test_node_keys(test_units);
+  dart_team_t sub = test_subteam_create(test_units);
   if (sub != DART_TEAM_NULL) {
     check_team(sub, "sub-team", keys);
   }
-  dart_team_t node0 = node0_team_create(n, keys);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  if (sub != DART_TEAM_NULL) {
+    ASSERT_OK(dart_team_destroy(&sub));
+  }
+  free(keys);
+}
+
+static void node0_team(void)
+{
+  long long *keys = test_node_keys(test_units);
+  dart_team_t node0 = node0_team_create(test_units, keys);
   if (node0 != DART_TEAM_NULL) {
     check_team(node0, "node-0 team", keys);
   }
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   if (node0 != DART_TEAM_NULL) {
-    TEST_OK(dart_team_destroy(&node0));
-  }
-  if (sub != DART_TEAM_NULL) {
-    TEST_OK(dart_team_destroy(&sub));
+    ASSERT_OK(dart_team_destroy(&node0));
   }
   free(keys);
-  test_report_pass("test_team_sync");
-  TEST_OK(dart_exit());
-  return 0;
+}
+
+static const struct test_case cases[] = {
+  { "team_all", team_all },
+  { "sub_team", sub_team },
+  { "node0_team", node0_team },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run_dart(argc, argv, TEST_CASES(cases));
 }

@@ -15,7 +15,7 @@
  * MPI_THREAD_MULTIPLE (init.c); if it grants DART_THREAD_SINGLE the
  * test checks that MPI did not offer MPI_THREAD_MULTIPLE and runs the
  * same work from one thread. */
-#include "test_assert.h"
+#include "test.h"
 
 #include <mpi.h>
 #include <pthread.h>
@@ -47,7 +47,7 @@ static unsigned char pattern(int unit, int thread, long iter, int k)
 static dart_gptr_t at(int unit, uint64_t offset)
 {
   dart_gptr_t g = seg;
-  TEST_OK(dart_gptr_setunit(&g, DART_TEAM_UNIT_ID(unit)));
+  ASSERT_OK(dart_gptr_setunit(&g, DART_TEAM_UNIT_ID(unit)));
   g.addr_or_offs.offset = offset;
   return g;
 }
@@ -65,49 +65,56 @@ static void *work(void *arg)
       out[k] = pattern(me, w->id, i, k);
     }
     memset(back, 0, sizeof back);
-    TEST_OK(dart_put_blocking(slot, out, SLOT, DART_TYPE_BYTE,
-                              DART_TYPE_BYTE));
-    TEST_OK(dart_get_blocking(back, slot, SLOT, DART_TYPE_BYTE,
-                              DART_TYPE_BYTE));
+    ASSERT_OK(dart_put_blocking(slot, out, SLOT, DART_TYPE_BYTE,
+                                DART_TYPE_BYTE));
+    ASSERT_OK(dart_get_blocking(back, slot, SLOT, DART_TYPE_BYTE,
+                                DART_TYPE_BYTE));
     if (memcmp(out, back, SLOT) != 0 && w->failures++ == 0) {
       w->first_bad_iter = i;
     }
-    TEST_OK(dart_fetch_and_op(counter, &one, &old, DART_TYPE_LONGLONG,
-                              DART_OP_SUM));
-    TEST_OK(dart_flush_local(counter));
-    TEST_ASSERT(old >= 0 && old < (long long)n * threads * iters);
+    ASSERT_OK(dart_fetch_and_op(counter, &one, &old, DART_TYPE_LONGLONG,
+                                DART_OP_SUM));
+    ASSERT_OK(dart_flush_local(counter));
+    ASSERT(old >= 0 && old < (long long)n * threads * iters);
   }
   return NULL;
 }
 
-int main(int argc, char **argv)
+static dart_thread_support_level_t level = DART_THREAD_SINGLE;
+
+static void setup(int *argc, char ***argv)
 {
-  dart_thread_support_level_t level = DART_THREAD_SINGLE;
-  TEST_OK(dart_init_thread(&argc, &argv, &level));
+  ASSERT_OK(dart_init_thread(argc, argv, &level));
+}
+
+static void put_get_fetch_op(void)
+{
+  int argc = test_argc;
+  char **argv = test_argv;
   dart_global_unit_t id;
   size_t size;
-  TEST_OK(dart_myid(&id));
-  TEST_OK(dart_size(&size));
+  ASSERT_OK(dart_myid(&id));
+  ASSERT_OK(dart_size(&size));
   me = id.id;
   n = (int)size;
   int want_threads = THREADS;
   if (argc > 1) {
     iters = strtol(argv[1], NULL, 10);
-    TEST_ASSERT(iters > 0);
+    ASSERT(iters > 0);
   }
   if (argc > 2) { /* fewer threads: to time the serialization alone */
     want_threads = (int)strtol(argv[2], NULL, 10);
-    TEST_ASSERT(want_threads >= 1 && want_threads <= THREADS);
+    ASSERT(want_threads >= 1 && want_threads <= THREADS);
   }
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
   if (level == DART_THREAD_MULTIPLE) {
-    TEST_EQ(provided, MPI_THREAD_MULTIPLE);
+    ASSERT_EQ(provided, MPI_THREAD_MULTIPLE);
     threads = want_threads;
   } else {
     /* The documented reason for a lower level: MPI offered less. */
-    TEST_EQ(level, DART_THREAD_SINGLE);
-    TEST_ASSERT(provided < MPI_THREAD_MULTIPLE);
+    ASSERT_EQ(level, DART_THREAD_SINGLE);
+    ASSERT(provided < MPI_THREAD_MULTIPLE);
     threads = 1;
   }
   if (me == 0) {
@@ -116,13 +123,13 @@ int main(int argc, char **argv)
     fflush(stdout);
   }
 
-  TEST_OK(dart_team_memalloc_aligned(DART_TEAM_ALL,
-                                     COUNTER_BYTES + THREADS * SLOT,
-                                     DART_TYPE_BYTE, &seg));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL,
+                                       COUNTER_BYTES + THREADS * SLOT,
+                                       DART_TYPE_BYTE, &seg));
   unsigned char zero[COUNTER_BYTES + THREADS * SLOT] = { 0 };
-  TEST_OK(dart_put_blocking(at(me, 0), zero, sizeof zero, DART_TYPE_BYTE,
-                            DART_TYPE_BYTE));
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_put_blocking(at(me, 0), zero, sizeof zero, DART_TYPE_BYTE,
+                              DART_TYPE_BYTE));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 
   double start = MPI_Wtime();
   pthread_t tid[THREADS];
@@ -130,25 +137,22 @@ int main(int argc, char **argv)
   for (int t = 0; t < threads; ++t) {
     w[t] = (struct worker){ t, 0, -1 };
     if (threads > 1) {
-      TEST_EQ(pthread_create(&tid[t], NULL, work, &w[t]), 0);
+      ASSERT_EQ(pthread_create(&tid[t], NULL, work, &w[t]), 0);
     }
   }
   if (threads == 1) {
     work(&w[0]);
   } else {
     for (int t = 0; t < threads; ++t) {
-      TEST_EQ(pthread_join(tid[t], NULL), 0);
+      ASSERT_EQ(pthread_join(tid[t], NULL), 0);
     }
   }
   for (int t = 0; t < threads; ++t) {
-    if (w[t].failures != 0) {
-      fprintf(stderr, "unit %d thread %d: %ld read-backs differed, first "
-              "at iteration %ld\n", me, t, w[t].failures,
-              w[t].first_bad_iter);
-    }
-    TEST_EQ(w[t].failures, 0);
+    ASSERT_MSG(w[t].failures == 0, "thread %d: %ld read-backs differed, "
+               "first at iteration %ld", t, w[t].failures,
+               w[t].first_bad_iter);
   }
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   double elapsed = MPI_Wtime() - start;
   if (me == 0) {
     printf("test_threads_stress: %.3f s, %.2f us per iteration of a "
@@ -158,21 +162,28 @@ int main(int argc, char **argv)
   /* Every update is in: the counter, and the last pattern of each slot
    * written into this unit by the previous unit's threads. */
   long long total = -1;
-  TEST_OK(dart_get_blocking(&total, at(0, 0), 1, DART_TYPE_LONGLONG,
-                            DART_TYPE_LONGLONG));
-  TEST_EQ(total, (long long)n * threads * iters);
+  ASSERT_OK(dart_get_blocking(&total, at(0, 0), 1, DART_TYPE_LONGLONG,
+                              DART_TYPE_LONGLONG));
+  ASSERT_EQ(total, (long long)n * threads * iters);
   int prev = (me + n - 1) % n;
   for (int t = 0; t < threads; ++t) {
     unsigned char got[SLOT];
-    TEST_OK(dart_get_blocking(got, at(me, COUNTER_BYTES + (uint64_t)t * SLOT),
-                              SLOT, DART_TYPE_BYTE, DART_TYPE_BYTE));
+    ASSERT_OK(dart_get_blocking(got, at(me, COUNTER_BYTES + (uint64_t)t * SLOT),
+                                SLOT, DART_TYPE_BYTE, DART_TYPE_BYTE));
     for (int k = 0; k < SLOT; ++k) {
-      TEST_EQ(got[k], pattern(prev, t, iters - 1, k));
+      ASSERT_EQ(got[k], pattern(prev, t, iters - 1, k));
     }
   }
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
-  TEST_OK(dart_team_memfree(seg));
-  test_report_pass("test_threads_stress");
-  TEST_OK(dart_exit());
-  return 0;
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
+static const struct test_case cases[] = {
+  { "put_get_fetch_op", put_get_fetch_op },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup,
+                       test_dart_teardown);
 }

@@ -11,7 +11,7 @@
  * path does wait). Everything else is ordered so that the receive is
  * sure to come: even units send first in the ring, big messages go one
  * direction at a time, exchanges with oneself use dart_sendrecv. */
-#include "test_stage.h"
+#include "test.h"
 #include "test_values.h"
 
 #include <stdarg.h>
@@ -47,7 +47,7 @@ static size_t tsize(dart_datatype_t t)
   if (t == odd_type) {
     return 3;
   }
-  TEST_ASSERT(t == triple_type);
+  ASSERT(t == triple_type);
   return sizeof(struct triple);
 }
 
@@ -88,7 +88,8 @@ static void fill_block(dart_datatype_t t, void *buf, size_t nelem, int k)
   }
 }
 
-static void check_block(int line, dart_datatype_t t, const void *buf,
+#define check_block(...) check_block_at(__FILE__, __LINE__, __VA_ARGS__)
+static void check_block_at(const char *file, int line, dart_datatype_t t, const void *buf,
                         size_t nelem, int k)
 {
   for (size_t i = 0; i < nelem; ++i) {
@@ -96,7 +97,7 @@ static void check_block(int line, dart_datatype_t t, const void *buf,
       struct triple got, want = triple_pattern(k, i);
       memcpy(&got, (const char *)buf + i * sizeof got, sizeof got);
       if (got.a != want.a || got.b != want.b || got.c != want.c) {
-        stage_fail(line, "element %zu (key %d): got {%d,%d,%d}, expected "
+        test_failf(file, line, "element %zu (key %d): got {%d,%d,%d}, expected "
                    "{%d,%d,%d}", i, k, got.a, got.b, got.c, want.a, want.b,
                    want.c);
       }
@@ -104,7 +105,7 @@ static void check_block(int line, dart_datatype_t t, const void *buf,
       for (size_t b = 0; b < 3; ++b) {
         unsigned char got = ((const unsigned char *)buf)[3 * i + b];
         if (got != odd_pattern(k, 3 * i + b)) {
-          stage_fail(line, "element %zu byte %zu (key %d): got %u, "
+          test_failf(file, line, "element %zu byte %zu (key %d): got %u, "
                      "expected %u", i, b, k, got,
                      odd_pattern(k, 3 * i + b));
         }
@@ -112,7 +113,7 @@ static void check_block(int line, dart_datatype_t t, const void *buf,
     } else {
       long double got = get_val(t, buf, i), want = basic_pattern(t, k, i);
       if (got != want) {
-        stage_fail(line, "element %zu (key %d): got %Lg, expected %Lg", i,
+        test_failf(file, line, "element %zu (key %d): got %Lg, expected %Lg", i,
                    k, got, want);
       }
     }
@@ -138,33 +139,33 @@ static void test_errors(dart_datatype_t strided, dart_datatype_t dead)
   for (int i = 0; i < 3; ++i) {
     STAGE("unit %d out of range", bad_units[i]);
     dart_global_unit_t bad = unit(bad_units[i]);
-    S_RET(dart_send(buf, 1, DART_TYPE_INT, 3, bad), DART_ERR_INVAL);
-    S_RET(dart_recv(rbuf, 1, DART_TYPE_INT, 3, bad), DART_ERR_INVAL);
-    S_RET(dart_sendrecv(buf, 1, DART_TYPE_INT, 3, bad, rbuf, 1,
-                        DART_TYPE_INT, 3, self), DART_ERR_INVAL);
-    S_RET(dart_sendrecv(buf, 1, DART_TYPE_INT, 3, self, rbuf, 1,
-                        DART_TYPE_INT, 3, bad), DART_ERR_INVAL);
+    ASSERT_RET(dart_send(buf, 1, DART_TYPE_INT, 3, bad), DART_ERR_INVAL);
+    ASSERT_RET(dart_recv(rbuf, 1, DART_TYPE_INT, 3, bad), DART_ERR_INVAL);
+    ASSERT_RET(dart_sendrecv(buf, 1, DART_TYPE_INT, 3, bad, rbuf, 1,
+                             DART_TYPE_INT, 3, self), DART_ERR_INVAL);
+    ASSERT_RET(dart_sendrecv(buf, 1, DART_TYPE_INT, 3, self, rbuf, 1,
+                             DART_TYPE_INT, 3, bad), DART_ERR_INVAL);
   }
 
   const int bad_tags[] = { -1, -1000 };
   for (int i = 0; i < 2; ++i) {
     STAGE("tag %d", bad_tags[i]);
     int tag = bad_tags[i];
-    S_RET(dart_send(buf, 1, DART_TYPE_INT, tag, self), DART_ERR_INVAL);
-    S_RET(dart_recv(rbuf, 1, DART_TYPE_INT, tag, self), DART_ERR_INVAL);
-    S_RET(dart_sendrecv(buf, 1, DART_TYPE_INT, tag, self, rbuf, 1,
-                        DART_TYPE_INT, 3, self), DART_ERR_INVAL);
-    S_RET(dart_sendrecv(buf, 1, DART_TYPE_INT, 3, self, rbuf, 1,
-                        DART_TYPE_INT, tag, self), DART_ERR_INVAL);
+    ASSERT_RET(dart_send(buf, 1, DART_TYPE_INT, tag, self), DART_ERR_INVAL);
+    ASSERT_RET(dart_recv(rbuf, 1, DART_TYPE_INT, tag, self), DART_ERR_INVAL);
+    ASSERT_RET(dart_sendrecv(buf, 1, DART_TYPE_INT, tag, self, rbuf, 1,
+                             DART_TYPE_INT, 3, self), DART_ERR_INVAL);
+    ASSERT_RET(dart_sendrecv(buf, 1, DART_TYPE_INT, 3, self, rbuf, 1,
+                             DART_TYPE_INT, tag, self), DART_ERR_INVAL);
   }
 
   STAGE("NULL buffers with nelem > 0");
-  S_RET(dart_send(NULL, 4, DART_TYPE_INT, 3, self), DART_ERR_INVAL);
-  S_RET(dart_recv(NULL, 4, DART_TYPE_INT, 3, self), DART_ERR_INVAL);
-  S_RET(dart_sendrecv(NULL, 4, DART_TYPE_INT, 3, self, rbuf, 4,
-                      DART_TYPE_INT, 3, self), DART_ERR_INVAL);
-  S_RET(dart_sendrecv(buf, 4, DART_TYPE_INT, 3, self, NULL, 4,
-                      DART_TYPE_INT, 3, self), DART_ERR_INVAL);
+  ASSERT_RET(dart_send(NULL, 4, DART_TYPE_INT, 3, self), DART_ERR_INVAL);
+  ASSERT_RET(dart_recv(NULL, 4, DART_TYPE_INT, 3, self), DART_ERR_INVAL);
+  ASSERT_RET(dart_sendrecv(NULL, 4, DART_TYPE_INT, 3, self, rbuf, 4,
+                           DART_TYPE_INT, 3, self), DART_ERR_INVAL);
+  ASSERT_RET(dart_sendrecv(buf, 4, DART_TYPE_INT, 3, self, NULL, 4,
+                           DART_TYPE_INT, 3, self), DART_ERR_INVAL);
 
   const dart_datatype_t bad_types[] = { DART_TYPE_UNDEFINED, DART_TYPE_LAST,
                                         strided, dead,
@@ -172,14 +173,14 @@ static void test_errors(dart_datatype_t strided, dart_datatype_t dead)
   for (int i = 0; i < 5; ++i) {
     STAGE("type %ld", (long)bad_types[i]);
     dart_datatype_t t = bad_types[i];
-    S_RET(dart_send(buf, 2, t, 3, self), DART_ERR_INVAL);
-    S_RET(dart_recv(rbuf, 2, t, 3, self), DART_ERR_INVAL);
-    S_RET(dart_sendrecv(buf, 2, t, 3, self, rbuf, 2, DART_TYPE_INT, 3,
-                        self), DART_ERR_INVAL);
-    S_RET(dart_sendrecv(buf, 2, DART_TYPE_INT, 3, self, rbuf, 2, t, 3,
-                        self), DART_ERR_INVAL);
+    ASSERT_RET(dart_send(buf, 2, t, 3, self), DART_ERR_INVAL);
+    ASSERT_RET(dart_recv(rbuf, 2, t, 3, self), DART_ERR_INVAL);
+    ASSERT_RET(dart_sendrecv(buf, 2, t, 3, self, rbuf, 2, DART_TYPE_INT, 3,
+                             self), DART_ERR_INVAL);
+    ASSERT_RET(dart_sendrecv(buf, 2, DART_TYPE_INT, 3, self, rbuf, 2, t, 3,
+                             self), DART_ERR_INVAL);
   }
-  check_poison(__LINE__, rbuf, 0, sizeof rbuf);
+  ASSERT_POISON(rbuf, 0, sizeof rbuf);
   restore_log(saved);
 }
 
@@ -226,18 +227,18 @@ static void test_ring(void)
       memset(recv, POISON, (nelem + 2) * es);
       if (pass == 1 || n == 1) {
         /* Deadlock-free on its own, also to oneself. */
-        S_OK(dart_sendrecv(send, nelem, t, tag, unit(next), recv, nelem, t,
-                           tag, unit(prev)));
+        ASSERT_OK(dart_sendrecv(send, nelem, t, tag, unit(next), recv, nelem, t,
+                                tag, unit(prev)));
       } else if (me % 2 == 0) {
-        S_OK(dart_send(send, nelem, t, tag, unit(next)));
-        S_OK(dart_recv(recv, nelem, t, tag, unit(prev)));
+        ASSERT_OK(dart_send(send, nelem, t, tag, unit(next)));
+        ASSERT_OK(dart_recv(recv, nelem, t, tag, unit(prev)));
       } else {
-        S_OK(dart_recv(recv, nelem, t, tag, unit(prev)));
-        S_OK(dart_send(send, nelem, t, tag, unit(next)));
+        ASSERT_OK(dart_recv(recv, nelem, t, tag, unit(prev)));
+        ASSERT_OK(dart_send(send, nelem, t, tag, unit(next)));
       }
-      check_block(__LINE__, t, recv, nelem, key(prev, (int)m));
-      check_poison(__LINE__, recv, nelem * es, 2 * es);
-      check_block(__LINE__, t, send, nelem, key(me, (int)m));
+      check_block(t, recv, nelem, key(prev, (int)m));
+      ASSERT_POISON(recv, nelem * es, 2 * es);
+      check_block(t, send, nelem, key(me, (int)m));
       free(send);
       free(recv);
     }
@@ -260,23 +261,23 @@ static void test_tags_and_order(void)
   /* Tag 1 then tag 2 sent; tag 2 received first. One element each. */
   STAGE("tag selection, unit %d to unit %d", prev, me);
   int a = 1000 * me + 1, b = 1000 * me + 2, ra = -1, rb = -1;
-  S_OK(dart_send(&a, 1, DART_TYPE_INT, 1, unit(next)));
-  S_OK(dart_send(&b, 1, DART_TYPE_INT, 2, unit(next)));
-  S_OK(dart_recv(&rb, 1, DART_TYPE_INT, 2, unit(prev)));
-  S_OK(dart_recv(&ra, 1, DART_TYPE_INT, 1, unit(prev)));
-  TEST_EQ(rb, 1000 * prev + 2);
-  TEST_EQ(ra, 1000 * prev + 1);
+  ASSERT_OK(dart_send(&a, 1, DART_TYPE_INT, 1, unit(next)));
+  ASSERT_OK(dart_send(&b, 1, DART_TYPE_INT, 2, unit(next)));
+  ASSERT_OK(dart_recv(&rb, 1, DART_TYPE_INT, 2, unit(prev)));
+  ASSERT_OK(dart_recv(&ra, 1, DART_TYPE_INT, 1, unit(prev)));
+  ASSERT_EQ(rb, 1000 * prev + 2);
+  ASSERT_EQ(ra, 1000 * prev + 1);
 
   /* Same tag: arrival in sending order. */
   STAGE("non-overtaking, single elements, unit %d to unit %d", prev, me);
   for (int k = 0; k < 6; ++k) {
     long long v = 100 * me + k;
-    S_OK(dart_send(&v, 1, DART_TYPE_LONGLONG, 7, unit(next)));
+    ASSERT_OK(dart_send(&v, 1, DART_TYPE_LONGLONG, 7, unit(next)));
   }
   for (int k = 0; k < 6; ++k) {
     long long v = -1;
-    S_OK(dart_recv(&v, 1, DART_TYPE_LONGLONG, 7, unit(prev)));
-    TEST_EQ(v, 100 * prev + k);
+    ASSERT_OK(dart_recv(&v, 1, DART_TYPE_LONGLONG, 7, unit(prev)));
+    ASSERT_EQ(v, 100 * prev + k);
   }
 
   /* Same tag, messages of very different sizes (small ones eager, big
@@ -296,11 +297,11 @@ static void test_tags_and_order(void)
       int *buf = xmalloc(bytes);
       if (me == sender) {
         fill_block(DART_TYPE_INT, buf, sizes[k], key(me, k));
-        S_OK(dart_send(buf, sizes[k], DART_TYPE_INT, 8, unit(p)));
+        ASSERT_OK(dart_send(buf, sizes[k], DART_TYPE_INT, 8, unit(p)));
       } else {
         memset(buf, POISON, bytes);
-        S_OK(dart_recv(buf, sizes[k], DART_TYPE_INT, 8, unit(p)));
-        check_block(__LINE__, DART_TYPE_INT, buf, sizes[k], key(p, k));
+        ASSERT_OK(dart_recv(buf, sizes[k], DART_TYPE_INT, 8, unit(p)));
+        check_block(DART_TYPE_INT, buf, sizes[k], key(p, k));
       }
       free(buf);
     }
@@ -322,21 +323,21 @@ static void test_source_matching(void)
     int tag = 5 + round;
     bool early = round == 0 || me < n - 1;
     if (me != 0 && early) {
-      S_OK(dart_send(&v, 1, DART_TYPE_LONGLONG, tag, unit(0)));
+      ASSERT_OK(dart_send(&v, 1, DART_TYPE_LONGLONG, tag, unit(0)));
     }
     if (round == 1) {
-      S_OK(dart_barrier(DART_TEAM_ALL));
+      ASSERT_OK(dart_barrier(DART_TEAM_ALL));
       if (me != 0 && !early) {
         struct timespec pause = { 0, 100 * 1000 * 1000 };
         nanosleep(&pause, NULL);
-        S_OK(dart_send(&v, 1, DART_TYPE_LONGLONG, tag, unit(0)));
+        ASSERT_OK(dart_send(&v, 1, DART_TYPE_LONGLONG, tag, unit(0)));
       }
     }
     if (me == 0) {
       for (int u = n - 1; u >= 1; --u) {
         long long r = -1;
-        S_OK(dart_recv(&r, 1, DART_TYPE_LONGLONG, tag, unit(u)));
-        TEST_EQ(r, 7000 + 100 * round + u);
+        ASSERT_OK(dart_recv(&r, 1, DART_TYPE_LONGLONG, tag, unit(u)));
+        ASSERT_EQ(r, 7000 + 100 * round + u);
       }
     }
   }
@@ -362,12 +363,12 @@ static void exchange(const struct half *out, const struct half *in, int peer,
   unsigned char *recv = xmalloc((in->room + 1) * ies);
   fill_block(out->type, send, out->nelem, key(me, msg));
   memset(recv, POISON, (in->room + 1) * ies);
-  S_OK(dart_sendrecv(send, out->nelem, out->type, out->tag, unit(peer), recv,
-                     in->room, in->type, in->tag, unit(peer)));
-  check_block(__LINE__, in->type, recv, in->nelem, key(peer, msg));
-  check_poison(__LINE__, recv, in->nelem * ies,
-               (in->room + 1 - in->nelem) * ies);
-  check_block(__LINE__, out->type, send, out->nelem, key(me, msg));
+  ASSERT_OK(dart_sendrecv(send, out->nelem, out->type, out->tag, unit(peer), recv,
+                          in->room, in->type, in->tag, unit(peer)));
+  check_block(in->type, recv, in->nelem, key(peer, msg));
+  ASSERT_POISON(recv, in->nelem * ies,
+                (in->room + 1 - in->nelem) * ies);
+  check_block(out->type, send, out->nelem, key(me, msg));
   free(send);
   free(recv);
 }
@@ -402,8 +403,8 @@ static void test_sendrecv_pairs(void)
 
   /* Zero-length messages, NULL buffers allowed. */
   STAGE("zero-length sendrecv with unit %d", p);
-  S_OK(dart_sendrecv(NULL, 0, DART_TYPE_INT, 30, unit(p), NULL, 0,
-                     DART_TYPE_INT, 30, unit(p)));
+  ASSERT_OK(dart_sendrecv(NULL, 0, DART_TYPE_INT, 30, unit(p), NULL, 0,
+                          DART_TYPE_INT, 30, unit(p)));
 }
 
 /* ---------------------------------------------------------------------
@@ -418,40 +419,40 @@ static void test_tag0_and_collectives(void)
   /* A tiny message to another unit goes out eagerly; to oneself, the
    * exchange happens before and after the collectives. */
   if (n > 1) {
-    S_OK(dart_send(out, 3, DART_TYPE_INT, 0, unit(next)));
+    ASSERT_OK(dart_send(out, 3, DART_TYPE_INT, 0, unit(next)));
   } else {
-    S_OK(dart_sendrecv(out, 3, DART_TYPE_INT, 0, unit(me), in, 3,
-                       DART_TYPE_INT, 0, unit(me)));
-    TEST_EQ(in[1], 1);
+    ASSERT_OK(dart_sendrecv(out, 3, DART_TYPE_INT, 0, unit(me), in, 3,
+                            DART_TYPE_INT, 0, unit(me)));
+    ASSERT_EQ(in[1], 1);
   }
 
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   int mine = me + 1, sum = -1;
-  S_OK(dart_allreduce(&mine, &sum, 1, DART_TYPE_INT, DART_OP_SUM,
-                      DART_TEAM_ALL));
-  TEST_EQ(sum, n * (n + 1) / 2);
+  ASSERT_OK(dart_allreduce(&mine, &sum, 1, DART_TYPE_INT, DART_OP_SUM,
+                           DART_TEAM_ALL));
+  ASSERT_EQ(sum, n * (n + 1) / 2);
   long long bc = me == n - 1 ? 4242 : 0;
-  S_OK(dart_bcast(&bc, 1, DART_TYPE_LONGLONG, DART_TEAM_UNIT_ID(n - 1),
-                  DART_TEAM_ALL));
-  TEST_EQ(bc, 4242);
+  ASSERT_OK(dart_bcast(&bc, 1, DART_TYPE_LONGLONG, DART_TEAM_UNIT_ID(n - 1),
+                       DART_TEAM_ALL));
+  ASSERT_EQ(bc, 4242);
   int *all = xmalloc((size_t)n * sizeof(int));
-  S_OK(dart_allgather(&mine, all, 1, DART_TYPE_INT, DART_TEAM_ALL));
+  ASSERT_OK(dart_allgather(&mine, all, 1, DART_TYPE_INT, DART_TEAM_ALL));
   for (int u = 0; u < n; ++u) {
-    TEST_EQ(all[u], u + 1);
+    ASSERT_EQ(all[u], u + 1);
   }
   free(all);
-  S_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 
   memset(in, POISON, sizeof in);
   if (n > 1) {
-    S_OK(dart_recv(in, 3, DART_TYPE_INT, 0, unit(prev)));
+    ASSERT_OK(dart_recv(in, 3, DART_TYPE_INT, 0, unit(prev)));
   } else {
-    S_OK(dart_sendrecv(out, 3, DART_TYPE_INT, 0, unit(me), in, 3,
-                       DART_TYPE_INT, 0, unit(me)));
+    ASSERT_OK(dart_sendrecv(out, 3, DART_TYPE_INT, 0, unit(me), in, 3,
+                            DART_TYPE_INT, 0, unit(me)));
   }
-  TEST_EQ(in[0], prev);
-  TEST_EQ(in[1], 10 * prev + 1);
-  TEST_EQ(in[2], 77);
+  ASSERT_EQ(in[0], prev);
+  ASSERT_EQ(in[1], 10 * prev + 1);
+  ASSERT_EQ(in[2], 77);
 }
 
 /* ---------------------------------------------------------------------
@@ -468,75 +469,91 @@ static void test_truncation(void)
   if (me == 0) {
     STAGE("truncation: sending to unit 1");
     fill_block(DART_TYPE_INT, buf, 10, key(0, 9));
-    S_OK(dart_send(buf, 10, DART_TYPE_INT, 9, unit(1)));
+    ASSERT_OK(dart_send(buf, 10, DART_TYPE_INT, 9, unit(1)));
     fill_block(DART_TYPE_INT, buf, 20, key(0, 10));
-    S_OK(dart_send(buf, 20, DART_TYPE_INT, 10, unit(1)));
+    ASSERT_OK(dart_send(buf, 20, DART_TYPE_INT, 10, unit(1)));
     fill_block(DART_TYPE_INT, buf, 3, key(0, 11));
-    S_OK(dart_send(buf, 3, DART_TYPE_INT, 11, unit(1)));
+    ASSERT_OK(dart_send(buf, 3, DART_TYPE_INT, 11, unit(1)));
   } else {
     STAGE("truncation: 10 elements into room for 5");
-    S_RET(dart_recv(buf, 5, DART_TYPE_INT, 9, unit(0)), DART_ERR_INVAL);
+    ASSERT_RET(dart_recv(buf, 5, DART_TYPE_INT, 9, unit(0)), DART_ERR_INVAL);
     STAGE("truncation: 20 elements into room for 12");
-    S_RET(dart_recv(buf, 12, DART_TYPE_INT, 10, unit(0)), DART_ERR_INVAL);
+    ASSERT_RET(dart_recv(buf, 12, DART_TYPE_INT, 10, unit(0)), DART_ERR_INVAL);
     STAGE("after truncation: the next message arrives intact");
     memset(buf, POISON, sizeof buf);
-    S_OK(dart_recv(buf, 3, DART_TYPE_INT, 11, unit(0)));
-    check_block(__LINE__, DART_TYPE_INT, buf, 3, key(0, 11));
-    check_poison(__LINE__, buf, 3 * sizeof(int), sizeof buf - 3 * sizeof(int));
+    ASSERT_OK(dart_recv(buf, 3, DART_TYPE_INT, 11, unit(0)));
+    check_block(DART_TYPE_INT, buf, 3, key(0, 11));
+    ASSERT_POISON(buf, 3 * sizeof(int), sizeof buf - 3 * sizeof(int));
   }
   /* Through dart_sendrecv: unit 0's receive is too short. */
   double d[8];
   fill_block(DART_TYPE_DOUBLE, d, 8, key(me, 12));
   if (me == 0) {
     STAGE("truncation in dart_sendrecv at unit 0");
-    S_RET(dart_sendrecv(d, 4, DART_TYPE_DOUBLE, 12, unit(1), d + 4, 2,
-                        DART_TYPE_DOUBLE, 13, unit(1)), DART_ERR_INVAL);
+    ASSERT_RET(dart_sendrecv(d, 4, DART_TYPE_DOUBLE, 12, unit(1), d + 4, 2,
+                             DART_TYPE_DOUBLE, 13, unit(1)), DART_ERR_INVAL);
   } else {
     STAGE("dart_sendrecv at unit 1 beside a truncation at unit 0");
     double r[4];
-    S_OK(dart_sendrecv(d, 6, DART_TYPE_DOUBLE, 13, unit(0), r, 4,
-                       DART_TYPE_DOUBLE, 12, unit(0)));
-    check_block(__LINE__, DART_TYPE_DOUBLE, r, 4, key(0, 12));
+    ASSERT_OK(dart_sendrecv(d, 6, DART_TYPE_DOUBLE, 13, unit(0), r, 4,
+                            DART_TYPE_DOUBLE, 12, unit(0)));
+    check_block(DART_TYPE_DOUBLE, r, 4, key(0, 12));
   }
   restore_log(saved);
 }
 
-int main(int argc, char **argv)
+/* A strided type, and the id of a destroyed one, for the error checks. */
+static dart_datatype_t strided = DART_TYPE_UNDEFINED;
+static dart_datatype_t dead_id = DART_TYPE_UNDEFINED;
+
+static void setup(int *argc, char ***argv)
 {
-  test_start(&argc, &argv, &me, &n);
+  test_start(argc, argv, &me, &n);
+  ASSERT_OK(dart_type_create_custom(sizeof(struct triple), &triple_type));
+  ASSERT_OK(dart_type_create_custom(3, &odd_type));
+  dart_datatype_t dead = DART_TYPE_UNDEFINED;
+  ASSERT_OK(dart_type_create_strided(DART_TYPE_INT, 4, 2, &strided));
+  ASSERT_OK(dart_type_create_custom(8, &dead));
+  dead_id = dead;
+  ASSERT_OK(dart_type_destroy(&dead));
+}
 
-  TEST_OK(dart_type_create_custom(sizeof(struct triple), &triple_type));
-  TEST_OK(dart_type_create_custom(3, &odd_type));
-  dart_datatype_t strided = DART_TYPE_UNDEFINED, dead = DART_TYPE_UNDEFINED;
-  TEST_OK(dart_type_create_strided(DART_TYPE_INT, 4, 2, &strided));
-  TEST_OK(dart_type_create_custom(8, &dead));
-  dart_datatype_t dead_id = dead;
-  TEST_OK(dart_type_destroy(&dead));
+static void teardown(void)
+{
+  ASSERT_OK(dart_type_destroy(&strided));
+  ASSERT_OK(dart_type_destroy(&odd_type));
+  ASSERT_OK(dart_type_destroy(&triple_type));
+  ASSERT_EQ(triple_type, DART_TYPE_UNDEFINED);
+  ASSERT_OK(dart_exit());
+}
 
+static void errors(void)
+{
   test_errors(strided, dead_id);
-  test_ring();
-  test_tags_and_order();
-  test_source_matching();
-  test_sendrecv_pairs();
-  test_tag0_and_collectives();
-  test_truncation();
+}
 
-  /* Still working after all of it: one more ring step. */
-  STAGE("final ring step");
+/* Still working after all of it: one more ring step. */
+static void final_ring_step(void)
+{
   int next = (me + 1) % n, prev = (me + n - 1) % n;
   int v = 31 * me + 5, r = -1;
-  TEST_OK(dart_sendrecv(&v, 1, DART_TYPE_INT, 40, unit(next), &r, 1,
-                        DART_TYPE_INT, 40, unit(prev)));
-  TEST_EQ(r, 31 * prev + 5);
+  ASSERT_OK(dart_sendrecv(&v, 1, DART_TYPE_INT, 40, unit(next), &r, 1,
+                          DART_TYPE_INT, 40, unit(prev)));
+  ASSERT_EQ(r, 31 * prev + 5);
+}
 
-  TEST_OK(dart_barrier(DART_TEAM_ALL));
-  TEST_OK(dart_type_destroy(&strided));
-  TEST_OK(dart_type_destroy(&odd_type));
-  TEST_OK(dart_type_destroy(&triple_type));
-  TEST_EQ(triple_type, DART_TYPE_UNDEFINED);
-  TEST_OK(dart_exit());
-  if (me == 0) {
-    printf("test_two_sided: %d units passed\n", n);
-  }
-  return 0;
+static const struct test_case cases[] = {
+  { "errors", errors },
+  { "ring", test_ring },
+  { "tags_and_order", test_tags_and_order },
+  { "source_matching", test_source_matching },
+  { "sendrecv_pairs", test_sendrecv_pairs },
+  { "tag0_and_collectives", test_tag0_and_collectives },
+  { "truncation", test_truncation },
+  { "final_ring_step", final_ring_step },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup, teardown);
 }

@@ -4,7 +4,7 @@
 #ifndef DART_TEST_VALUES_H
 #define DART_TEST_VALUES_H
 
-#include "test_assert.h"
+#include "test.h"
 
 __attribute__((unused))
 static void put_val(dart_datatype_t t, void *buf, size_t i, long double v)
@@ -25,7 +25,7 @@ static void put_val(dart_datatype_t t, void *buf, size_t i, long double v)
   case DART_TYPE_FLOAT:       ((float *)buf)[i] = (float)v; break;
   case DART_TYPE_DOUBLE:      ((double *)buf)[i] = (double)v; break;
   case DART_TYPE_LONG_DOUBLE: ((long double *)buf)[i] = v; break;
-  default:                    TEST_ASSERT(!"put_val: not a basic type");
+  default:                    ASSERT(!"put_val: not a basic type");
   }
 }
 
@@ -44,7 +44,7 @@ static long double get_val(dart_datatype_t t, const void *buf, size_t i)
   case DART_TYPE_FLOAT:       return ((const float *)buf)[i];
   case DART_TYPE_DOUBLE:      return ((const double *)buf)[i];
   case DART_TYPE_LONG_DOUBLE: return ((const long double *)buf)[i];
-  default:                    TEST_ASSERT(!"get_val: not a basic type");
+  default:                    ASSERT(!"get_val: not a basic type");
   }
   return 0;
 }
@@ -75,7 +75,7 @@ static size_t basic_size(dart_datatype_t t)
   case DART_TYPE_FLOAT:       return sizeof(float);
   case DART_TYPE_DOUBLE:      return sizeof(double);
   case DART_TYPE_LONG_DOUBLE: return sizeof(long double);
-  default:                    TEST_ASSERT(!"basic_size: not a basic type");
+  default:                    ASSERT(!"basic_size: not a basic type");
   }
   return 0;
 }
