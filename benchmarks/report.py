@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Turns one scripts/bench.sh result directory into summary.md (markdown
+"""Turns one scripts/bench.sh result directory into summary.md (a headline
+table of DART against the physical limit and the best peer, then markdown
 tables with DART's ratios to each peer), apps.csv and, with gnuplot, PNG
 plots. Usage: report.py DIR PLOTS(0|1). With --docs ROOT instead, writes
 ROOT/docs/benchmarks.md from the published summaries (write_docs).
 Standard library only."""
 import csv
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -62,10 +64,31 @@ def launch_files(d, stem):
     return [os.path.join(d, stem + ".csv")]
 
 
-# bench-latency's operations in the report, by the prefix of their name.
+# bench-latency's operations in the report, by the prefix of their name;
+# the keys are also the operation names shmem-latency writes.
 LATENCY_OPS = (("dart_put_blocking", "put"), ("dart_get_blocking", "get"),
-               ("dart_fetch_and_op", "fetch_and_op + flush"),
-               ("dart_compare_and_swap", "compare_and_swap + flush"))
+               ("dart_fetch_and_op", "fetch_and_op"),
+               ("dart_compare_and_swap", "compare_and_swap"),
+               ("dart_accumulate", "accumulate"))
+# The atomics (one long, 8 B), with what each model runs for them.
+ATOMIC_OPS = (("fetch_and_op", "fetch-and-op SUM long",
+               "dart_fetch_and_op + dart_flush_local",
+               "__atomic_fetch_add", "MPI_Fetch_and_op + MPI_Win_flush_local",
+               "shmem_long_atomic_fetch_add"),
+              ("compare_and_swap", "compare-and-swap long",
+               "dart_compare_and_swap + dart_flush_local",
+               "__atomic_compare_exchange_n",
+               "MPI_Compare_and_swap + MPI_Win_flush_local",
+               "shmem_long_atomic_compare_swap"),
+              ("accumulate", "accumulate BXOR long",
+               "dart_accumulate + dart_flush", "__atomic_fetch_xor",
+               "MPI_Accumulate + MPI_Win_flush",
+               "shmem_long_atomic_xor + shmem_quiet"))
+ATOMIC_BYTES = 8
+# The target for an atomic inside a node: DART at most this many times
+# the CPU atomic it ends in, i.e. the bookkeeping around the instruction
+# (checks, the flush) costs no more than the instruction itself.
+ATOMIC_GOAL = 2.0
 
 
 def latency_op(name):
@@ -104,8 +127,11 @@ def latency_by_size(d, stem="latency-dart-mpi", shmem_stem="latency-shmem"):
             dart, raw = num(row["dart_ns"]), num(row["raw_shm_ns"])
             if dart is not None and raw:
                 cell.setdefault("dart/raw", []).append(dart / raw)
+    known = {op for _, op in LATENCY_OPS}
     for path in launch_files(d, shmem_stem) if shmem_stem else []:
         for row in read_csv(path):
+            if row["operation"] not in known:
+                continue
             cell = samples.setdefault((row["operation"], int(row["bytes"])),
                                       {})
             cell.setdefault("openshmem", []).append(num(row["ns"]))
@@ -311,14 +337,15 @@ def latency_rows(title, launches, size_tab):
            f"Median of {launches} launch(es), each the median of its "
            "rounds; DART / raw is taken inside each launch (median, and "
            "range over the launches), since this VM runs a whole launch "
-           "in a faster or a slower state. Atomics: fetch_and_op SUM and "
-           "compare_and_swap on a long, each followed by a flush.\n",
+           "in a faster or a slower state.\n",
            "| op | size | DART | raw shm copy | MPI Win_allocate | "
            "MPI dynamic window | OpenSHMEM | DART / raw | "
            "DART / MPI allocate | DART / MPI dynamic | DART / OpenSHMEM |",
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     order = {op: i for i, (_, op) in enumerate(LATENCY_OPS)}
     for (op, b) in sorted(size_tab, key=lambda k: (order[k[0]], k[1])):
+        if op not in ("put", "get"):
+            continue
         c = size_tab[(op, b)]
         raw = c.get("dart/raw", [])
         out.append(f"| {op} | {size_label(b)} | {fmt(c.get('dart'))} | "
@@ -332,12 +359,229 @@ def latency_rows(title, launches, size_tab):
     return out
 
 
+def atomics_rows(title, launches, size_tab):
+    """The atomics at 8 B, DART beside the CPU atomic and the peers; []
+    when the latency runs have no atomics (result directories from before
+    they were measured)."""
+    cells = [(a, size_tab.get((a[0], ATOMIC_BYTES))) for a in ATOMIC_OPS]
+    cells = [(a, c) for a, c in cells if c]
+    if not cells:
+        return []
+    out = [f"\n### {title} (ns, median)\n",
+           f"One long on unit 1, each operation followed by the flush that "
+           f"completes it. Median of {launches} launch(es), each the median "
+           "of its rounds; DART / raw is taken inside each launch (median, "
+           "and range over the launches). The target of every model is "
+           "checked after the runs; a model that left a wrong value there "
+           "shows n/a. Goal: DART at most "
+           f"{ATOMIC_GOAL:g}x the CPU atomic.\n",
+           "| operation | DART | raw CPU atomic | MPI Win_allocate | "
+           "OpenSHMEM | DART / raw | DART / MPI | DART / OpenSHMEM | "
+           f"DART <= {ATOMIC_GOAL:g}x raw |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for (op, label, *_), c in cells:
+        raw = c.get("dart/raw", [])
+        goal = "n/a"
+        if raw:
+            goal = "yes" if statistics.median(raw) <= ATOMIC_GOAL else "no"
+        out.append(f"| {label} | {fmt(c.get('dart'))} | "
+                   f"{fmt(c.get('raw-shm'))} | "
+                   f"{fmt(c.get('mpi-allocate'))} | "
+                   f"{fmt(c.get('openshmem'))} | "
+                   f"{median_range(raw, 2) if raw else 'n/a'} | "
+                   f"{ratio(c.get('dart'), c.get('mpi-allocate'))} | "
+                   f"{ratio(c.get('dart'), c.get('openshmem'))} | {goal} |")
+    out.append("")
+    out.append("Calls: " + "; ".join(
+        f"{label}: DART {dart}, raw {raw}, MPI {mpi}, OpenSHMEM {shmem}"
+        for _, label, dart, raw, mpi, shmem in ATOMIC_OPS) + ".")
+    return out
+
+
+def env_lines(d):
+    """env.txt of bench.sh, one entry per line."""
+    path = os.path.join(d, "env.txt")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [line.strip() for line in f if line.strip()]
+
+
+def machine(d):
+    """"2 cores, <CPU model>; MPI: ..." from env.txt, saying what it lacks."""
+    env = env_lines(d)
+    cores = next((m.group(1) for m in (re.search(r"(\d+) cores", line)
+                                       for line in env) if m), None)
+    cpu = next((line.split(":", 1)[1].strip() for line in env
+                if line.startswith("cpu:")), None)
+    mpi = next((line.split(":", 1)[1].strip() for line in env
+                if line.startswith("MPI:")), None)
+    return (f"{cores + ' cores' if cores else 'cores not recorded'}, "
+            f"{cpu or 'CPU model not recorded'}; MPI: "
+            f"{mpi or 'not recorded'}")
+
+
+def best_of(peers, higher=False):
+    """(name, value) of the best of (name, value) pairs, or (None, None)."""
+    ok = [(n, v) for n, v in peers if v is not None]
+    if not ok:
+        return None, None
+    return (max if higher else min)(ok, key=lambda p: p[1])
+
+
+def headline(d, size_tab, groups):
+    """The headline table: one row per measure with DART's value, the
+    physical limit and the best peer, computed from the run's CSV files;
+    a measure whose input is missing says so."""
+    where = layout(d)
+    rows, notes = [], []
+
+    def row(name, dart, limit=None, over_limit="n/a", peer=None,
+            over_peer="n/a"):
+        rows.append(f"| {name} | {dart} | {limit or 'n/a'} | {over_limit} "
+                    f"| {peer or 'n/a'} | {over_peer} |")
+
+    def missing(name, why):
+        row(name, f"not measured ({why})")
+
+    def ns(v):
+        return f"{fmt(v)} ns"
+
+    lat_peers = (("mpi-allocate", "MPI Win_allocate"),
+                 ("mpi-dynamic", "MPI dynamic window"),
+                 ("openshmem", "OpenSHMEM"))
+
+    def lat_row(name, op, b, limit_name):
+        c = size_tab.get((op, b))
+        if not c or c.get("dart") is None:
+            missing(name, f"no {op} at {size_label(b)} in "
+                          "latency-dart-mpi-*.csv")
+            return
+        peer, pv = best_of((label, c.get(m)) for m, label in lat_peers)
+        raw = c.get("dart/raw", [])
+        row(name, ns(c["dart"]),
+            f"{ns(c['raw-shm'])} ({limit_name})"
+            if c.get("raw-shm") is not None else None,
+            median_range(raw, 2) if raw else "n/a",
+            f"{ns(pv)} ({peer})" if peer else None,
+            ratio(c["dart"], pv))
+
+    def worst_row(op):
+        sizes = sorted(b for (o, b) in size_tab if o == op)
+        by = [(statistics.median(size_tab[(op, b)]["dart/raw"]), b)
+              for b in sizes if size_tab[(op, b)].get("dart/raw")]
+        name = f"{op}, worst DART / raw copy"
+        if not sizes:
+            missing(name, f"no {op} in latency-dart-mpi-*.csv")
+            return
+        if not by:
+            row(name, "n/a (no raw copy: the target is on another node)")
+            return
+        _, b = max(by)
+        lat_row(f"{name} over {size_label(sizes[0])} to "
+                f"{size_label(sizes[-1])} (at {size_label(b)})", op, b,
+                "raw copy")
+
+    lat_row("put 8 B", "put", 8, "raw copy")
+    lat_row("put 1 KiB", "put", 1024, "raw copy")
+    worst_row("put")
+    lat_row("get 8 B", "get", 8, "raw copy")
+    worst_row("get")
+    for op, label, *_ in ATOMIC_OPS:
+        lat_row(f"{label} + flush", op, ATOMIC_BYTES, "CPU atomic")
+
+    locks = report_locks.read(d, "node1")
+    hybrid = locks.get(("a", "hybrid", "peer", "ns"))
+    name = "lock acquire+release, other unit of the node"
+    if hybrid is None:
+        missing(name, "no locks-node1.csv")
+    else:
+        floor = locks.get(("floor", "cpu", "", "xadd_store_ns"))
+        peer, pv = best_of((
+            ("MCS lock on MPI atomics",
+             locks.get(("a", "mpi-mcs", "peer", "ns"))),
+            ("MPI_Win_lock", locks.get(("a", "mpi-win-lock", "peer", "ns")))))
+        row(name, ns(hybrid),
+            f"{ns(floor)} (lock xadd + store)" if floor else None,
+            ratio(hybrid, floor), f"{ns(pv)} ({peer})" if peer else None,
+            ratio(hybrid, pv))
+
+    app_peers = (("mpi-rma", "MPI RMA"), ("openshmem", "OpenSHMEM"))
+
+    def app_row(name, key, unit, digits):
+        if key is None:
+            missing(name, "no result at 2 units in apps.txt")
+            return
+        g = groups[key]
+        higher = g["better"] == "higher"
+        med = {m: statistics.median(v) for m, v in g["models"].items()
+               if v and None not in v}
+        dart = med.get("dart")
+        if dart is None:
+            missing(name, "no DART result in apps.txt")
+            return
+        if g["failed"]:
+            name += " (VERIFICATION FAILED: " + ", ".join(
+                sorted(g["failed"])) + ")"
+        peer, pv = best_of(((label, med.get(m)) for m, label in app_peers),
+                           higher)
+        # Time ratio in every row: for GUP/s that is peer / DART.
+        over = "n/a"
+        if peer:
+            over = ratio(pv, dart) if higher else ratio(dart, pv)
+        row(name, f"{fmt(dart, digits)} {unit}", None, "n/a",
+            f"{fmt(pv, digits)} {unit} ({peer})" if peer else None, over)
+
+    pinned = [k for k in groups if k[2] == 2 and k[3] == "no"]
+    ra = [k for k in pinned if k[0] == "random-access"]
+    app_row("RandomAccess (2 units)", ra[0] if ra else None, "GUP/s", 4)
+
+    def grid(k):
+        m = re.search(r"stencil (\d+)\^2", k[1])
+        return int(m.group(1)) if m else 0
+    st = sorted((k for k in pinned if k[0] != "random-access"), key=grid)
+    app_row(f"stencil small{f' {grid(st[0])}^2' if st else ''} (2 units)",
+            st[0] if st else None, "us/it.", 1)
+    app_row(f"stencil large{f' {grid(st[-1])}^2' if st else ''} (2 units)",
+            st[-1] if len(st) > 1 else None, "us/it.", 1)
+
+    barrier = [r for r in read_csv(os.path.join(d, "collectives.csv"))
+               if r.get("operation") == "barrier"]
+    if barrier:
+        b = barrier[0]
+        dart_us, mpi_us = num(b["dart_us"]), num(b["mpi_us"])
+        row(f"barrier ({b['units']} units)", f"{fmt(dart_us, 2)} us", None,
+            "n/a", f"{fmt(mpi_us, 2)} us (MPI_Barrier)",
+            ratio(dart_us, mpi_us))
+    else:
+        notes.append("No barrier row: this directory has no collectives.csv "
+                     "(bench-collectives was not run).")
+
+    return ([f"### Headline: DART against the physical limit and the best "
+             f"peer, 2 units on {where}\n",
+             f"Machine: {machine(d)}.\n",
+             "| measure | DART | physical limit | DART / physical limit | "
+             "best peer | DART / best peer |",
+             "|---|---:|---:|---:|---:|---:|"] + rows +
+            ["",
+             "Ratios are DART's time over the other's: below 1 DART is "
+             "faster (for GUP/s the ratio of the times per update, peer "
+             "GUP/s / DART GUP/s). Physical limit: the raw copy into the "
+             "target's shared memory (put, get), the CPU atomic on the same "
+             "line (atomics), an uncontended ticket lock (locks); n/a where "
+             "there is none. DART / physical limit is taken inside each "
+             "launch (median, and range over the launches). Best peer: the "
+             "faster of MPI (Win_allocate or dynamic window; for locks "
+             "MPI_Win_lock or the MCS lock on MPI atomics) and OpenSHMEM, "
+             "as the detailed tables below show them."] +
+            [line for n in notes for line in ("", n)] + [""])
+
+
 def write_summary(d, size_tab, dist_tab, groups):
-    out = []
-    env = os.path.join(d, "env.txt")
-    if os.path.exists(env):
-        with open(env) as f:
-            out += [f"- {line.strip()}" for line in f if line.strip()]
+    out = headline(d, size_tab, groups)
+    env = env_lines(d)
+    if env:
+        out += [f"- {line}" for line in env]
         out.append("")
     csv_rows = [("kernel", "config", "units", "oversubscribed", "model",
                  "runs", "median", "best", "unit")]
@@ -357,11 +601,15 @@ def write_summary(d, size_tab, dist_tab, groups):
     out += app_rows(groups, "best")
     out += phase_rows(d, groups)
     where = layout(d)
-    out += latency_rows(f"Blocking put/get and atomics latency by size, 2 "
-                        f"units on {where}, Open MPI",
-                        len(launch_files(d, "latency-dart-mpi")), size_tab)
+    launches = len(launch_files(d, "latency-dart-mpi"))
+    out += atomics_rows("Atomics inside a node" if where == "one node" else
+                        f"Atomics, 2 units on {where}", launches, size_tab)
+    out += latency_rows(f"Blocking put/get latency by size, 2 units on "
+                        f"{where}, Open MPI", launches, size_tab)
     mpich = latency_by_size(d, "latency-mpich", shmem_stem=None)
     if mpich:
+        out += atomics_rows(f"Atomics with MPICH, 2 units on {where}",
+                            len(launch_files(d, "latency-mpich")), mpich)
         out += latency_rows(f"The same with MPICH, 2 units on {where}",
                             len(launch_files(d, "latency-mpich")), mpich)
     if dist_tab:
@@ -414,12 +662,15 @@ def plot(d, size_tab, dist_tab):
         series = ", ".join(
             f"'latency-{op}.dat' using 1:{i + 2} with linespoints "
             f"title '{name}'" for i, (_, name) in enumerate(MODELS))
+        # Every size is plotted; with more than a dozen, every other one
+        # is labelled so that the labels do not run into each other.
+        step = 2 if len(sizes) > 12 else 1
         tics = ", ".join(f'"{size_label(b).replace(" ", "")}" {b}'
-                         for b in sizes)
+                         for b in sizes[::step])
         script += [f"set output 'latency-{op}.png'", "set logscale x 2",
                    f"set xtics ({tics})",
                    f"set title 'Blocking {op} latency, 2 units, "
-                   f"{layout(d)} (median)'",
+                   f"{layout(d)} (median, log-log)'",
                    "set xlabel 'message size (bytes)'",
                    "set ylabel 'ns per operation'", f"plot {series}"]
     script.append("unset logscale x")
@@ -453,14 +704,17 @@ def plot(d, size_tab, dist_tab):
 # docs/benchmarks.md: the published summaries (bench.sh --publish) with
 # the text that says how to read them. The text lives here, next to the
 # tables it explains, so that regenerating the page never loses it.
-DOCS_INTRO = """\
+DOCS_TITLE = """\
 # Benchmark results
 
 This page is generated: `scripts/bench.sh --publish` (or, without
 measuring again, `scripts/bench.sh --publish-only`) writes it from
 `bench-results/latest/summary.md` and `bench-results/latest-cluster/summary.md`
 through `benchmarks/report.py --docs`. Edit the text in that script, not here.
+"""
 
+# After the headline tables of the published summaries.
+DOCS_HOW = """\
 ## How the numbers are taken
 
 - **Machine.** A 2-core virtual machine; each section starts with the date,
@@ -490,8 +744,18 @@ through `benchmarks/report.py --docs`. Edit the text in that script, not here.
 - **Latency by size.** Each launch reports the median of its rounds; the
   table gives the median over several launches (5 on one node, 3 across
   hosts), and DART / raw is taken inside each launch, because this VM runs
-  a whole launch in a faster or a slower state. Atomics are `fetch_and_op`
-  SUM and `compare_and_swap` on a long, each with its flush.
+  a whole launch in a faster or a slower state. Every power of two from
+  1 B to 4 MiB (1 MiB across hosts).
+- **Atomics.** `fetch_and_op` SUM, `compare_and_swap` and `accumulate`
+  BXOR on one long, each with the flush that completes it, beside the CPU
+  atomic on the same cache line (`__atomic_fetch_add`,
+  `__atomic_compare_exchange_n`, `__atomic_fetch_xor`), the MPI calls on an
+  `MPI_Win_allocate` window and OpenSHMEM's `shmem_long_atomic_*`. Every
+  model's target is checked after the runs; a wrong one shows n/a.
+- **Headline.** The tables at the top of this page (the first table of
+  each `summary.md`), computed from the run's CSV files: DART over the
+  physical limit (raw copy, CPU atomic, an uncontended ticket lock) and
+  over the best peer, named in the row.
 - **Latency by target.** Unit 0 to every other unit of 8, 4 per simulated
   node (`DART_UNITS_PER_NODE=4`, oversubscribed): flat inside a node, then
   DART moves to MPI RMA. Open MPI does not see simulated nodes, so its
@@ -518,7 +782,9 @@ Run by hand from a build (`scripts/build.sh openmpi`, then
 - `mpiexec.openmpi -n 2 --bind-to core build/openmpi/benchmarks/bench-collectives`:
   DART's collectives and two-sided calls against the same MPI calls (median
   of repetitions of 1000 calls, the slowest unit's time per call);
-  `DART_SHM_SYNC=off` shows MPI's own barrier and reductions.
+  `DART_SHM_SYNC=off` shows MPI's own barrier and reductions. The runner
+  launches it too, for the barrier row of the headline, but publishes
+  only that row.
 - `build/openmpi/benchmarks/bench-nodedb [--max-readers 8] [--write-rate 1000]`:
   node database reads from 1 to 8 forked readers under the 2N-lock, a
   pthread rwlock and no lock, interleaved batch by batch in one run.
@@ -547,15 +813,33 @@ DOCS_RUNS = (("latest", "One node"),
              ("latest-cluster", "Across two hosts of the virtual cluster"))
 
 
+def split_headline(lines):
+    """(headline lines, the rest) of a summary.md: the headline table runs
+    from its heading to the machine list (env.txt, "- date: ...") or the
+    next heading; summaries from before it have none."""
+    if not lines or not lines[0].startswith("### Headline"):
+        return [], lines
+    for i in range(1, len(lines)):
+        if lines[i].startswith("- date:") or lines[i].startswith("### "):
+            return lines[:i], lines[i:]
+    return lines, []
+
+
 def docs_section(root, sub, title):
     """The docs/benchmarks.md lines of one published result directory:
-    its header as a list, its tables one heading level down, its plots."""
+    (its headline table under a heading of its own, or []; its header as a
+    list, its other tables one heading level down, its plots)."""
     d = os.path.join(root, "bench-results", sub)
     path = os.path.join(d, "summary.md")
     if not os.path.exists(path):
-        return []
+        return [], []
     with open(path) as f:
-        lines = f.read().rstrip("\n").split("\n")
+        top, lines = split_headline(f.read().rstrip("\n").split("\n"))
+    if top:
+        top = [f"## Headline: {title.lower()}", "",
+               f"From [bench-results/{sub}/summary.md]"
+               f"(../bench-results/{sub}/summary.md); "
+               f"{top[0][len('### Headline: '):].strip()}."] + top[1:] + [""]
     out = [f"## {title}", "",
            f"From [bench-results/{sub}/summary.md]"
            f"(../bench-results/{sub}/summary.md).", "",
@@ -566,18 +850,22 @@ def docs_section(root, sub, title):
         out += ["", "### Plots", ""]
         out += [f"![{caption}](../bench-results/{sub}/{name})"
                 for name, caption in plots]
-    return out + [""]
+    return top, out + [""]
 
 
 def write_docs(root):
-    """(Re)writes ROOT/docs/benchmarks.md from the published summaries;
-    returns its path, or None when nothing is published."""
-    sections = []
+    """(Re)writes ROOT/docs/benchmarks.md from the published summaries,
+    their headline tables first; returns its path, or None when nothing is
+    published."""
+    headlines, sections = [], []
     for sub, title in DOCS_RUNS:
-        sections += docs_section(root, sub, title)
+        top, section = docs_section(root, sub, title)
+        headlines += top
+        sections += section
     if not sections:
         return None
-    text = DOCS_INTRO + "\n" + "\n".join(sections) + "\n" + DOCS_OTHER
+    text = (DOCS_TITLE + "\n" + "\n".join(headlines) + "\n" + DOCS_HOW +
+            "\n" + "\n".join(sections) + "\n" + DOCS_OTHER)
     # Blank lines never pile up, whatever the summaries end with.
     while "\n\n\n" in text:
         text = text.replace("\n\n\n", "\n\n")

@@ -2,18 +2,21 @@
 # The benchmark suite in one command: builds (Release, Open MPI) what it
 # needs, then runs side by side DART, plain MPI RMA and OpenSHMEM:
 #   - put/get latency by message size (and a raw shared-memory copy),
+#   - atomics inside a node (and the CPU atomic on the same line),
 #   - latency against target distance across simulated nodes,
 #   - team locks (hybrid vs MCS on MPI atomics vs MPI_Win_lock),
 #   - RandomAccess GUP/s and stencil time per iteration,
+#   - collectives against MPI's (for the headline's barrier row),
 # at 2 units pinned to cores, plus an oversubscribed run (marked as such).
 # With --cluster the same runs go across 2 hosts of the virtual cluster
 # (scripts/cluster.sh, root only), one unit per host, and the latency
 # table is repeated with MPICH.
-# Writes CSV files, PNG plots (gnuplot) and summary.md with the ratios to
-# bench-results/<UTC time>/, and prints the summary. --publish also
-# copies them to bench-results/latest(-cluster) and regenerates
-# docs/benchmarks.md from the published summaries; --publish-only does
-# just that regeneration, without building or measuring.
+# Writes CSV files, PNG plots (gnuplot) and summary.md (a headline table
+# first, then the ratios in detail) to bench-results/<UTC time>/, and
+# prints the summary. --publish also copies them to
+# bench-results/latest(-cluster) and regenerates docs/benchmarks.md from
+# the published summaries; --publish-only does just that regeneration,
+# without building or measuring.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
@@ -132,12 +135,14 @@ if ((quick)); then
   lat_args=(--reps 3 --iters 50 --max-bytes 32768)
   dist_args=(--reps 3 --iters 20 --max-bytes 65536)
   lock_args=(--reps 3 --iters 200)
+  coll_args=(--reps 3 --iters 100)
   lat_launches=1
   ra_k=14 ra_k_over=12 st_n=256 st_iters=50 st_small=32 app_runs=1
 else
   lat_args=(--reps 11 --iters 300)
   dist_args=(--reps 7 --iters 200 --max-bytes 1048576)
   lock_args=(--reps 11 --iters 2000)
+  coll_args=(--reps 11 --iters 1000)
   # This VM runs a whole launch in a faster or a slower state: the latency
   # table is the median over several launches, ratios taken per launch.
   lat_launches=5
@@ -151,10 +156,12 @@ if ((cluster)); then
   if ((quick)); then
     lat_args=(--reps 3 --iters 20 --max-bytes 32768)
     lock_args=(--reps 3 --iters 20)
+    coll_args=(--reps 3 --iters 10)
     ra_k=8 ra_k_over=8 st_n=128 st_iters=10 st_small=16
   else
     lat_args=(--reps 9 --iters 200 --max-bytes 1048576)
     lock_args=(--reps 7 --iters 200)
+    coll_args=(--reps 7 --iters 100)
     lat_launches=3
     ra_k=12 ra_k_over=10 st_n=512 st_iters=50 st_small=32 app_runs=3
   fi
@@ -162,7 +169,7 @@ fi
 
 # --- build -------------------------------------------------------------
 build="$root/build/bench"
-targets=(bench-latency bench-locks random-access stencil)
+targets=(bench-latency bench-locks bench-collectives random-access stencil)
 ((cluster)) || targets+=(bench-distance)
 ((want_mpi)) && targets+=(mpi-random-access mpi-stencil)
 ((want_shmem)) && targets+=(shmem-latency shmem-random-access shmem-stencil)
@@ -195,7 +202,7 @@ if ((cluster)); then
 fi
 
 # --- runs --------------------------------------------------------------
-steps=$((2 + lat_launches))
+steps=$((3 + lat_launches))
 ((want_shmem)) && steps=$((steps + 1 + lat_launches))
 # --cluster: no distance runs; MPICH latency launches.
 ((cluster)) && steps=$((steps - 1 - want_shmem + lat_launches))
@@ -211,6 +218,7 @@ step=0 t_start=$SECONDS
 # Other work on the machine skews every number: record how busy it was.
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, mode: $([ $quick = 1 ] && echo quick || echo full)"
+  echo "cpu: $(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
   echo "MPI: $(mpiexec.openmpi --version 2>&1 | head -1), OMPI_MCA_osc=$OMPI_MCA_osc"
   ((cluster)) && echo "placement: 2 hosts of the virtual cluster" \
     "(scripts/cluster.sh: namespaces, veth, TCP), units spread evenly;" \
@@ -287,6 +295,10 @@ else
   DART_UNITS_PER_NODE=1 launch 2 "$out/locks-nodes2.log" \
     "$(bin bench-locks)" "${lock_args[@]}" --csv "$out/locks-nodes2.csv"
 fi
+
+progress "collectives: DART against MPI (barrier, allreduce, ...; 2 units)"
+launch 2 "$out/collectives.log" "$(bin bench-collectives)" "${coll_args[@]}" \
+  --csv "$out/collectives.csv"
 
 program_of() { # model kernel
   case "$1" in
