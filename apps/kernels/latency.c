@@ -44,7 +44,7 @@ int lat_parse_args(int argc, char **argv, const char *prog,
 
 int lat_sizes(const struct lat_params *p, long long out[16])
 {
-  /* bench-latency's sizes, so that the columns line up. */
+  /* Every eighth power of two: a distance table stays short. */
   static const long long sizes[] = { 8,      64,      512,     4096,
                                      32768,  262144,  1048576, 4194304 };
   int n = 0;

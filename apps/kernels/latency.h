@@ -19,9 +19,10 @@ struct lat_params {
 int lat_parse_args(int argc, char **argv, const char *prog,
                    struct lat_params *p, int *exit_code);
 
-/* Message sizes to run: bench-latency's 8 B, 64 B, ... 1 MiB, 4 MiB up to
- * max_bytes, or with distance only 8 and max_bytes. Returns how many (at
- * most 16) went to out. */
+/* Message sizes for bench-distance: 8 B, 64 B, ... 1 MiB, 4 MiB (x8) up
+ * to max_bytes, or with distance only 8 and max_bytes. Returns how many
+ * (at most 16) went to out. bench-latency and shmem-latency run every
+ * power of two instead. */
 int lat_sizes(const struct lat_params *p, long long out[16]);
 
 /* Opens p->csv and writes the header; NULL (after a message) on failure
