@@ -2,10 +2,67 @@
 #include "mpi/core/quirks.h"
 #include "mpi/core/runtime.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct mpi_quirks mpi_quirks;
+
+static MPI_Datatype minmax_type[DART_TYPE_LAST];
+
+/* Whether MPI_MIN and MPI_MAX on `type` (`bytes` wide, 4 or 8) order as
+ * unsigned: max(UMAX, 1) = UMAX and min(UMAX, 1) = 1. */
+static bool orders_unsigned(MPI_Datatype type, size_t bytes)
+{
+  unsigned char big[8], one[8], out[8];
+  uint64_t big64 = bytes == 4 ? UINT32_MAX : UINT64_MAX, one64 = 1;
+  uint32_t big32 = UINT32_MAX, one32 = 1;
+  memcpy(big, bytes == 4 ? (void *)&big32 : (void *)&big64, bytes);
+  memcpy(one, bytes == 4 ? (void *)&one32 : (void *)&one64, bytes);
+  memcpy(out, one, bytes);
+  MPI_Reduce_local(big, out, 1, type, MPI_MAX);
+  bool ok = memcmp(out, big, bytes) == 0;
+  memcpy(out, big, bytes);
+  MPI_Reduce_local(one, out, 1, type, MPI_MIN);
+  return ok && memcmp(out, one, bytes) == 0;
+}
+
+/* For each unsigned type the same-width stand-ins, tried in order. */
+static void probe_minmax_types(void)
+{
+#define OWN_TYPE(name, id, T, U, mpi, class) minmax_type[id] = mpi;
+  BASIC_TYPES(OWN_TYPE)
+#undef OWN_TYPE
+  const struct {
+    dart_datatype_t type;
+    MPI_Datatype    candidates[3];
+  } unsigned_types[] = {
+    { DART_TYPE_UINT, { MPI_UNSIGNED, MPI_UINT32_T, MPI_UINT32_T } },
+    { DART_TYPE_ULONG,
+      { MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UINT64_T } },
+    { DART_TYPE_ULONGLONG,
+      { MPI_UNSIGNED_LONG_LONG, MPI_UINT64_T, MPI_UNSIGNED_LONG } },
+  };
+  for (size_t i = 0; i < sizeof unsigned_types / sizeof *unsigned_types;
+       ++i) {
+    dart_datatype_t t = unsigned_types[i].type;
+    size_t bytes = basic_type_size(t);
+    minmax_type[t] = MPI_DATATYPE_NULL;
+    for (int k = 0; k < 3 && minmax_type[t] == MPI_DATATYPE_NULL; ++k) {
+      MPI_Datatype candidate = unsigned_types[i].candidates[k];
+      int size = 0;
+      MPI_Type_size(candidate, &size);
+      if ((size_t)size == bytes && orders_unsigned(candidate, bytes)) {
+        minmax_type[t] = candidate;
+      }
+    }
+  }
+}
+
+MPI_Datatype mpi_minmax_type(dart_datatype_t type)
+{
+  return minmax_type[type];
+}
 
 static bool library_is_open_mpi(void)
 {
@@ -54,6 +111,7 @@ static int probe_window(MPI_Comm world, char *component, size_t size)
 dart_ret_t mpi_quirks_detect(const char *call, MPI_Comm world)
 {
   /* Nothing carried over from an earlier dart_init on a borrowed MPI. */
+  probe_minmax_types();
   bool open_mpi = library_is_open_mpi();
   mpi_quirks = (struct mpi_quirks){
     .narrow_atomics_broken = open_mpi,

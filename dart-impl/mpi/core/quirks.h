@@ -53,7 +53,15 @@
  *   4- or 8-byte integer as MPI_Fetch_and_op (one UCX atomic).
  * - Concurrent RMA from several threads of one process hangs or corrupts
  *   data under osc/ucx 4.1: core/serialize.h serializes those calls
- *   (test_threads_stress.c shows the need). */
+ *   (test_threads_stress.c shows the need).
+ *
+ * Both libraries: MPI_MIN and MPI_MAX compare unsigned types as signed
+ * (MPICH 4.0.2 every unsigned type, pmodels/mpich #6083, fixed by its PR
+ * #6085; Open MPI 4.1.4 MPI_UNSIGNED_LONG, ompi #10525, fixed by ompi PR
+ * #10527 but not in 4.1.x). A probe with MPI_Reduce_local at dart_init
+ * finds for each unsigned type a same-width MPI type that orders right,
+ * or none (mpi_minmax_type); reductions and MPI atomics use it, or compute
+ * MIN/MAX themselves (quirk_unsigned_minmax.c). */
 #ifndef DART_MPI_MPI_QUIRKS_H
 #define DART_MPI_MPI_QUIRKS_H
 
@@ -102,6 +110,13 @@ static inline bool mpi_fetch_and_op_works(dart_datatype_t dtype,
   bool floating = basic_type_class(dtype) == BASIC_FLOAT;
   return (bytes == 4 || bytes == 8) && !(floating && op == DART_OP_SUM);
 }
+
+/* The MPI datatype whose MPI_MIN and MPI_MAX order basic `type` right:
+ * its own for signed and floating types, for an unsigned type the first
+ * same-width type the probe found correct, or MPI_DATATYPE_NULL when none
+ * is (then DART computes MIN and MAX itself). Valid after
+ * mpi_quirks_detect. */
+MPI_Datatype mpi_minmax_type(dart_datatype_t type);
 
 /* Collective over `world`: probes the library, sets mpi_quirks. Fails
  * (one log line) when MPI cannot create a window at all, since nothing of

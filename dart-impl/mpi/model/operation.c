@@ -1,6 +1,7 @@
 #include "mpi/model/operation.h"
 #include "base/basic_types.h"
 #include "base/handle_table.h"
+#include "mpi/core/quirks.h"
 #include "mpi/core/runtime.h"
 #include "mpi/model/datatype.h"
 #include "mpi/model/local_reduce.h"
@@ -41,9 +42,8 @@ static MPI_User_function *const minmax_function[DART_TYPE_LAST] = {
 #undef MINMAX_ENTRY
 };
 
-/* MPI_MIN / MPI_MAX compare unsigned types as signed in some MPI
- * libraries (MPICH 4.0.2: every unsigned type; Open MPI 4.1.4:
- * MPI_UNSIGNED_LONG), so reductions bring their own for these types. */
+/* MIN and MAX of the unsigned types where no MPI type orders them right
+ * (core/quirks.h, mpi_minmax_type). */
 #define DEFINE_UNSIGNED_PICK(name, ctype, cmp)                             \
   static void name(void *in, void *inout, int *len, MPI_Datatype *type)    \
   {                                                                        \
@@ -216,12 +216,17 @@ dart_ret_t reduction_resolve(const char *call, dart_operation_t op,
                         (unsigned long)op, (long)dtype);
   }
   MPI_Op mpi_op = operation_mpi_op(op);
-  if (is_unsigned(dtype) && (op == DART_OP_MIN || op == DART_OP_MAX)) {
-    mpi_op = op == DART_OP_MIN ? unsigned_min_op[dtype]
-                               : unsigned_max_op[dtype];
+  MPI_Datatype mpi_type = desc->mpi_base;
+  if (op == DART_OP_MIN || op == DART_OP_MAX) {
+    /* A same-width type whose MIN/MAX order right, or our own op. */
+    mpi_type = mpi_minmax_type(dtype);
+    if (mpi_type == MPI_DATATYPE_NULL) {
+      mpi_type = desc->mpi_base;
+      mpi_op = op == DART_OP_MIN ? unsigned_min_op[dtype]
+                                 : unsigned_max_op[dtype];
+    }
   }
-  *out = (struct reduction){ mpi_op, desc->mpi_base, nelem,
-                             desc->base_size };
+  *out = (struct reduction){ mpi_op, mpi_type, nelem, desc->base_size };
   return DART_OK;
 }
 

@@ -28,60 +28,18 @@
 enum atomic_path { PATH_CPU, PATH_PROCESS_LOCK, PATH_MPI };
 
 /* MPI element types for atomics, and whether MIN/MAX must be emulated:
- * both distribution MPIs compare some unsigned types as signed. */
+ * where MPI orders an unsigned type as signed, a same-width type that
+ * orders right stands in, or MIN/MAX become compare-and-swap loops
+ * (core/quirks.h, mpi_minmax_type). */
 static MPI_Datatype atomic_type[DART_TYPE_LAST];
 static bool emulate_minmax[DART_TYPE_LAST];
-
-/* Whether MPI's MIN and MAX order an unsigned type of `bytes` (4 or 8)
- * correctly: max(UMAX, 1) = UMAX and min(UMAX, 1) = 1. */
-static bool minmax_correct(MPI_Datatype type, size_t bytes)
-{
-  uint64_t big = bytes == 4 ? UINT32_MAX : UINT64_MAX;
-  uint32_t big32 = UINT32_MAX, one32 = 1, out32;
-  uint64_t one64 = 1, out64;
-  void *big_p = bytes == 4 ? (void *)&big32 : (void *)&big;
-  void *one_p = bytes == 4 ? (void *)&one32 : (void *)&one64;
-  void *out_p = bytes == 4 ? (void *)&out32 : (void *)&out64;
-  memcpy(out_p, one_p, bytes);
-  MPI_Reduce_local(big_p, out_p, 1, type, MPI_MAX);
-  bool ok = memcmp(out_p, big_p, bytes) == 0;
-  memcpy(out_p, big_p, bytes);
-  MPI_Reduce_local(one_p, out_p, 1, type, MPI_MIN);
-  return ok && memcmp(out_p, one_p, bytes) == 0;
-}
 
 void atomics_module_init(void)
 {
   for (dart_datatype_t t = DART_TYPE_BYTE; t < DART_TYPE_LAST; ++t) {
-    atomic_type[t] = datatype_get(t)->mpi_base;
-    emulate_minmax[t] = false;
-  }
-  /* Same-width stand-ins for the unsigned types, tried in order; if none
-   * orders correctly, MIN/MAX become compare-and-swap loops. */
-  const struct {
-    dart_datatype_t type;
-    MPI_Datatype    candidates[3];
-  } unsigned_types[] = {
-    { DART_TYPE_UINT, { MPI_UNSIGNED, MPI_UINT32_T, MPI_UINT32_T } },
-    { DART_TYPE_ULONG,
-      { MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UINT64_T } },
-    { DART_TYPE_ULONGLONG,
-      { MPI_UNSIGNED_LONG_LONG, MPI_UINT64_T, MPI_UNSIGNED_LONG } },
-  };
-  for (size_t i = 0; i < sizeof unsigned_types / sizeof *unsigned_types;
-       ++i) {
-    dart_datatype_t t = unsigned_types[i].type;
-    size_t bytes = datatype_get(t)->base_size;
-    emulate_minmax[t] = true;
-    for (int k = 0; k < 3 && emulate_minmax[t]; ++k) {
-      MPI_Datatype candidate = unsigned_types[i].candidates[k];
-      int size = 0;
-      MPI_Type_size(candidate, &size);
-      if ((size_t)size == bytes && minmax_correct(candidate, bytes)) {
-        atomic_type[t] = candidate;
-        emulate_minmax[t] = false;
-      }
-    }
+    MPI_Datatype ordered = mpi_minmax_type(t);
+    emulate_minmax[t] = ordered == MPI_DATATYPE_NULL;
+    atomic_type[t] = emulate_minmax[t] ? datatype_get(t)->mpi_base : ordered;
   }
 }
 
