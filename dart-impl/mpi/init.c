@@ -83,7 +83,7 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
   runtime.env = env;
   /* Before any RMA: whether this MPI needs its one-sided calls
    * serialized at the granted thread level (core/serialize.h). */
-  mpi_serialize_setup(runtime.thread_level);
+  mpi_serialize_setup(mpi_quirks_serialize_rma(runtime.thread_level));
 
   MPI_Comm world = MPI_COMM_NULL;
   int err = MPI_Comm_dup(MPI_COMM_WORLD, &world);

@@ -3,6 +3,7 @@
 #include "mpi/core/runtime.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,16 @@ static bool library_is_open_mpi(void)
   int len = 0;
   MPI_Get_library_version(version, &len);
   return strncmp(version, "Open MPI", 8) == 0;
+}
+
+bool mpi_quirks_serialize_rma(int thread_level)
+{
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int len = 0;
+  int major = 0;
+  MPI_Get_library_version(version, &len);
+  return thread_level >= MPI_THREAD_MULTIPLE &&
+         sscanf(version, "Open MPI v%d.", &major) == 1 && major < 5;
 }
 
 void mpi_quirks_before_init(void)

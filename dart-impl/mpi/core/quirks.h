@@ -93,6 +93,11 @@ static inline bool mpi_cas_works(void)
  * exact. */
 bool mpi_atomic_works(dart_operation_t op, dart_datatype_t dtype);
 
+/* Whether the one-sided calls of several threads must take turns
+ * (core/serialize.h): Open MPI before 5 at MPI_THREAD_MULTIPLE. Asked at
+ * run time: the shared library may be newer than the headers. */
+bool mpi_quirks_serialize_rma(int thread_level);
+
 /* Before MPI_Init, when DART starts MPI: under Open MPI, chooses the
  * one-sided components DART's windows work best with (sm for shared
  * windows, ucx for the rest) unless the environment already chose. */

@@ -31,9 +31,9 @@ struct mpi_serial {
 };
 extern struct mpi_serial mpi_serial;
 
-/* Decides at init from the MPI library and the granted thread level
- * (MPI_THREAD_*); logs the decision at debug level. */
-void mpi_serialize_setup(int thread_level);
+/* Switches serialization on or off at init (init.c asks core/quirks.h,
+ * mpi_quirks_serialize_rma); logs the decision at debug level. */
+void mpi_serialize_setup(bool on);
 
 static inline void mpi_serial_enter(void)
 {
