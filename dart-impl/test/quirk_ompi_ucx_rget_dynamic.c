@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 static void crashed(int sig)
@@ -29,29 +30,31 @@ int main(int argc, char **argv)
   MPI_Win win;
   MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
   MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-  /* Three regions: the one read from sits between two others. */
-  static int64_t before[512], words[4], after[512];
-  for (int i = 0; i < 4; ++i) {
-    words[i] = 100 * (i + 1) + me;
+  /* Three page-sized regions of one pool, attached out of address
+   * order (the layout decides which region the broken lookup hits; static
+   * arrays let it pass by chance in a sanitizer build). */
+  int64_t *pool = aligned_alloc(4096, 3 * 4096);
+  for (int i = 0; i < 3 * 512; ++i) {
+    pool[i] = 1000 * (i / 512) + i % 512 + 100000 * me;
   }
-  MPI_Win_attach(win, before, sizeof before);
-  MPI_Win_attach(win, words, sizeof words);
-  MPI_Win_attach(win, after, sizeof after);
+  MPI_Win_attach(win, pool + 512, 4096);
+  MPI_Win_attach(win, pool, 4096);
+  MPI_Win_attach(win, pool + 1024, 4096);
   MPI_Aint remote = 0;
-  MPI_Get_address(words, &remote);
+  MPI_Get_address(pool + 1024 + 3, &remote);
   MPI_Bcast(&remote, 1, MPI_AINT, 0, MPI_COMM_WORLD);
   int wrong = 0;
   MPI_Win_lock_all(0, win);
   if (me == 1) {
     int64_t got = -1;
     MPI_Request request;
-    int err = MPI_Rget(&got, 1, MPI_INT64_T, 0, remote + 2 * 8, 1,
-                       MPI_INT64_T, win, &request);
+    int err = MPI_Rget(&got, 1, MPI_INT64_T, 0, remote, 1, MPI_INT64_T,
+                       win, &request);
     if (err == MPI_SUCCESS) {
       err = MPI_Wait(&request, MPI_STATUS_IGNORE);
     }
-    if (err != MPI_SUCCESS || got != 300) {
-      printf("MPI_Rget: error %d, read %lld (want 300)\n", err,
+    if (err != MPI_SUCCESS || got != 2003) {
+      printf("MPI_Rget: error %d, read %lld (want 2003)\n", err,
              (long long)got);
       wrong = 1;
     }
@@ -59,10 +62,11 @@ int main(int argc, char **argv)
   MPI_Win_unlock_all(win);
   int any = 0;
   MPI_Allreduce(&wrong, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Win_detach(win, before);
-  MPI_Win_detach(win, words);
-  MPI_Win_detach(win, after);
+  for (int r = 0; r < 3; ++r) {
+    MPI_Win_detach(win, pool + 512 * r);
+  }
   MPI_Win_free(&win);
+  free(pool);
   MPI_Finalize();
   if (me == 0) {
     printf(any ? "quirk still present\n" : "quirk gone\n");
