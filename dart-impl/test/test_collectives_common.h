@@ -88,7 +88,8 @@ static inline struct triple triple_pattern(int k, size_t i)
   return (struct triple){ k * 1000 + j, -(k * 7 + j * 3), k ^ (j * 17) };
 }
 
-static inline void fill_block(dart_datatype_t t, void *buf, size_t off, size_t n,
+static inline void fill_block(dart_datatype_t t, void *buf, size_t off,
+                              size_t n,
                        int k)
 {
   for (size_t i = 0; i < n; ++i) {
@@ -102,7 +103,8 @@ static inline void fill_block(dart_datatype_t t, void *buf, size_t off, size_t n
 }
 
 #define check_block(...) check_block_at(__FILE__, __LINE__, __VA_ARGS__)
-static inline void check_block_at(const char *file, int line, dart_datatype_t t, const void *buf,
+static inline void check_block_at(const char *file, int line,
+                                  dart_datatype_t t, const void *buf,
                         size_t off, size_t n, int k)
 {
   for (size_t i = 0; i < n; ++i) {

@@ -93,7 +93,8 @@ static void one_gather(const struct team_ctx *c, dart_datatype_t t,
     recv = xmalloc(total);
     memset(recv, POISON, total);
   }
-  ASSERT_OK(dart_gather(send, recv, nelem, t, DART_TEAM_UNIT_ID(root), c->team));
+  ASSERT_OK(dart_gather(send, recv, nelem, t, DART_TEAM_UNIT_ID(root),
+                        c->team));
   if (c->me == root) {
     for (int j = 0; j < c->n; ++j) {
       check_block(t, recv, (size_t)j * nelem, nelem, key(root, j));

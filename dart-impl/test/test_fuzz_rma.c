@@ -3,7 +3,8 @@
  * custom, strided and indexed types, and the atomics (accumulate,
  * fetch-and-op, compare-and-swap), with valid and invalid arguments.
  *
- * Oracle (spec 3.6, 4.2-4.5):
+ * Oracle (dart-if/include/dash/dart/if/dart_communication.h,
+ * dart_globmem.h and dart_types.h):
  *  - every unit owns one region in each peer's portion of each segment
  *    (a collective allocation, a registration, a local-pool block) and
  *    keeps a shadow of what that region must hold; puts and atomics go
@@ -301,7 +302,7 @@ static void make_types(void)
                            &user_op));
 }
 
-/* Position (in base elements) of element j of type t (spec 4.5). */
+/* Position (in base elements) of element j of type t (dart_types.h). */
 static size_t pos(const struct ftype *t, size_t j)
 {
   switch (t->kind) {
@@ -503,7 +504,8 @@ static void note(const char *how)
   snprintf(what + used, sizeof what - used, ", then %s", how);
 }
 
-/* Completes a valid transfer in one of the ways the spec offers. */
+/* Completes a valid transfer in one of the ways dart_communication.h
+ * offers. */
 static void complete_transfer(enum form f, dart_gptr_t g, dart_handle_t h)
 {
   dart_ret_t ret = DART_OK;
@@ -840,8 +842,9 @@ static void invalid_transfer(void)
   ++stats[ST_PUTGET];
 }
 
-/* A count of 0 is DART_OK and moves nothing, whatever the target (spec
- * 3.6.3); a bad gptr may also be reported. Never a write. */
+/* A count of 0 is DART_OK and moves nothing, whatever the target
+ * (dart_communication.h); a bad gptr may also be reported. Never a
+ * write. */
 static void zero_transfer(void)
 {
   enum form f = (enum form)below(6);
@@ -922,7 +925,8 @@ static uint64_t load_unsigned(const unsigned char *p, size_t size)
   return v;
 }
 
-/* target = target op value, as the spec's element-wise update. */
+/* target = target op value, the element-wise update of dart_accumulate
+ * (dart_communication.h). */
 static void apply(dart_datatype_t t, dart_operation_t op,
                   unsigned char *target, const unsigned char *value)
 {

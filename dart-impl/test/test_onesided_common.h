@@ -68,13 +68,15 @@ static inline void fill(dart_datatype_t t, void *buf, size_t count, int k)
 }
 
 #define check_fill(...) check_fill_at(__FILE__, __LINE__, __VA_ARGS__)
-static inline void check_fill_at(const char *file, int line, dart_datatype_t t, const void *buf,
+static inline void check_fill_at(const char *file, int line, dart_datatype_t t,
+                                 const void *buf,
                        size_t count, int k)
 {
   for (size_t i = 0; i < count; ++i) {
     long double got = get_val(t, buf, i), want = pattern(t, k, i);
     if (got != want) {
-      test_failf(file, line, "%s element %zu: got %.21Lg, expected %.21Lg (key %d)",
+      test_failf(file, line,
+                 "%s element %zu: got %.21Lg, expected %.21Lg (key %d)",
                  tname(t), i, got, want, k);
     }
   }
@@ -103,7 +105,8 @@ static inline bool direct(const struct ctx *c, int u)
 }
 
 #define check_handle(...) check_handle_at(__FILE__, __LINE__, __VA_ARGS__)
-static inline void check_handle_at(const char *file, int line, const struct ctx *c, int u,
+static inline void check_handle_at(const char *file, int line,
+                                   const struct ctx *c, int u,
                          dart_handle_t h)
 {
   if (direct(c, u) && h != DART_HANDLE_NULL) {

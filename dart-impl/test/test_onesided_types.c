@@ -241,7 +241,8 @@ static void test_zero(const struct ctx *c)
     dart_handle_t h = (dart_handle_t)0x1234;
     ASSERT_OK(dart_put(g, NULL, 0, DART_TYPE_INT, DART_TYPE_INT));
     ASSERT_OK(dart_get(NULL, g, 0, DART_TYPE_INT, DART_TYPE_INT));
-    ASSERT_OK(dart_put_blocking(g, NULL, 0, DART_TYPE_DOUBLE, DART_TYPE_DOUBLE));
+    ASSERT_OK(dart_put_blocking(g, NULL, 0, DART_TYPE_DOUBLE,
+                                DART_TYPE_DOUBLE));
     ASSERT_OK(dart_get_blocking(NULL, g, 0, DART_TYPE_BYTE, DART_TYPE_BYTE));
     ASSERT_OK(dart_put_handle(g, NULL, 0, DART_TYPE_INT, DART_TYPE_INT, &h));
     ASSERT(h == DART_HANDLE_NULL);
@@ -263,7 +264,8 @@ static void test_zero(const struct ctx *c)
 #define ERR_LONGS 32 /* longs in portion u: ERR_LONGS + u */
 
 #define bad_put(...) bad_put_at(__FILE__, __LINE__, __VA_ARGS__)
-static void bad_put_at(const char *file, int line, dart_gptr_t g, const void *src, size_t nelem,
+static void bad_put_at(const char *file, int line, dart_gptr_t g,
+                       const void *src, size_t nelem,
                     dart_datatype_t st, dart_datatype_t dt)
 {
   ASSERT_RET(dart_put_blocking(g, src, nelem, st, dt), DART_ERR_INVAL);
@@ -276,7 +278,8 @@ static void bad_put_at(const char *file, int line, dart_gptr_t g, const void *sr
 }
 
 #define bad_get(...) bad_get_at(__FILE__, __LINE__, __VA_ARGS__)
-static void bad_get_at(const char *file, int line, void *dst, size_t dst_bytes, dart_gptr_t g,
+static void bad_get_at(const char *file, int line, void *dst, size_t dst_bytes,
+                       dart_gptr_t g,
                     size_t nelem, dart_datatype_t st, dart_datatype_t dt)
 {
   if (dst != NULL) {
@@ -404,7 +407,8 @@ static void test_errors(const struct ctx *c)
     /* NULL buffers. */
     ASSERT_RET(dart_put_blocking(gptr_at(e, t, 0), NULL, 1, DART_TYPE_LONG,
                                  DART_TYPE_LONG), DART_ERR_INVAL);
-    ASSERT_RET(dart_put(gptr_at(e, t, 0), NULL, 2, DART_TYPE_LONG, DART_TYPE_LONG),
+    ASSERT_RET(dart_put(gptr_at(e, t, 0), NULL, 2, DART_TYPE_LONG,
+                        DART_TYPE_LONG),
                DART_ERR_INVAL);
     bad_get(NULL, 0, gptr_at(e, t, 0), 1, DART_TYPE_LONG,
             DART_TYPE_LONG);
@@ -449,7 +453,8 @@ static void test_errors(const struct ctx *c)
   /* A consumed handle is dead, wherever it came from. */
   for (int t = 0; t < c->n; ++t) {
     dart_handle_t h = DART_HANDLE_NULL;
-    ASSERT_OK(dart_get_handle(buf, gptr_at(e, t, 0), 1, DART_TYPE_LONG, DART_TYPE_LONG,
+    ASSERT_OK(dart_get_handle(buf, gptr_at(e, t, 0), 1, DART_TYPE_LONG,
+                              DART_TYPE_LONG,
                               &h));
     dart_handle_t stale = h;
     ASSERT_OK(dart_wait(&h));
@@ -484,7 +489,8 @@ static void test_errors(const struct ctx *c)
   check_fill(DART_TYPE_LONG, emine, ERR_LONGS,
              key(c->global_of[prev], 50));
   memset(vals, POISON, sizeof vals);
-  ASSERT_OK(dart_get_blocking(vals, gptr_at(e, next, 0), ERR_LONGS, DART_TYPE_LONG,
+  ASSERT_OK(dart_get_blocking(vals, gptr_at(e, next, 0), ERR_LONGS,
+                              DART_TYPE_LONG,
                               DART_TYPE_LONG));
   check_fill(DART_TYPE_LONG, vals, ERR_LONGS,
              key(c->global_of[c->me], 50));
@@ -494,9 +500,11 @@ static void test_errors(const struct ctx *c)
   size_t nlongs = ERR_LONGS + (size_t)next;
   size_t fit = (nlongs - 1) / 3 + 1;
   fill(DART_TYPE_LONG, vals, fit, key(c->global_of[c->me], 52));
-  ASSERT_OK(dart_put_blocking(gptr_at(e, next, 0), vals, fit, DART_TYPE_LONG, s31l));
+  ASSERT_OK(dart_put_blocking(gptr_at(e, next, 0), vals, fit, DART_TYPE_LONG,
+                              s31l));
   long last = 4242 + c->me;
-  ASSERT_OK(dart_put_blocking(gptr_at(e, next, (nlongs - 1) * sizeof(long)), &last, 1,
+  ASSERT_OK(dart_put_blocking(gptr_at(e, next, (nlongs - 1) * sizeof(long)),
+                              &last, 1,
                               DART_TYPE_LONG, DART_TYPE_LONG));
   ASSERT_OK(dart_barrier(c->team));
   long *el = (long *)emine;
@@ -545,7 +553,8 @@ static void test_registered(const struct ctx *c)
   ASSERT_OK(dart_barrier(c->team));
   check_fill(DART_TYPE_LONG, mem, SLOT, key(c->global_of[prev], 51));
   memset(vals, POISON, sizeof vals);
-  ASSERT_OK(dart_get(vals, gptr_at(r, next, 0), SLOT, DART_TYPE_LONG, DART_TYPE_LONG));
+  ASSERT_OK(dart_get(vals, gptr_at(r, next, 0), SLOT, DART_TYPE_LONG,
+                     DART_TYPE_LONG));
   ASSERT_OK(dart_flush_local_all(r));
   check_fill(DART_TYPE_LONG, vals, SLOT,
              key(c->global_of[c->me], 51));
@@ -560,7 +569,8 @@ static void check_stale_target(void)
 {
   STAGE("stale target after free and id reuse");
   dart_gptr_t big, small;
-  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 64, DART_TYPE_LONG, &big));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 64, DART_TYPE_LONG,
+                                       &big));
   long value = 7, got = 0;
   big.unitid = me;
   big.addr_or_offs.offset = 32 * sizeof(long);
@@ -586,12 +596,14 @@ static void check_stale_target(void)
   int saved = mute_log();
   ASSERT_RET(dart_get_blocking(&got, freed, 1, DART_TYPE_LONG, DART_TYPE_LONG),
              DART_ERR_INVAL);
-  ASSERT_RET(dart_put_blocking(freed, &value, 1, DART_TYPE_LONG, DART_TYPE_LONG),
+  ASSERT_RET(dart_put_blocking(freed, &value, 1, DART_TYPE_LONG,
+                               DART_TYPE_LONG),
              DART_ERR_INVAL);
   restore_log(saved);
   small.unitid = me;
   small.addr_or_offs.offset = 7 * sizeof(long);
-  ASSERT_OK(dart_put_blocking(small, &value, 1, DART_TYPE_LONG, DART_TYPE_LONG));
+  ASSERT_OK(dart_put_blocking(small, &value, 1, DART_TYPE_LONG,
+                              DART_TYPE_LONG));
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   ASSERT_OK(dart_team_memfree(small));
   for (int i = 0; i < n_others; ++i) {

@@ -59,7 +59,8 @@ static void test_pairwise(const struct ctx *c, size_t ncases)
       STAGE("%s: blocking put of %zu %s to team unit %d (k=%d)", c->label,
             cnt, tname(t), dst, k);
       fill(t, buf, cnt, key(c->global_of[c->me], (int)ci * 4 + k % 4));
-      ASSERT_OK(dart_put_blocking(gptr_at(seg, dst, region_of(ci, shift)), buf, cnt,
+      ASSERT_OK(dart_put_blocking(gptr_at(seg, dst, region_of(ci, shift)), buf,
+                                  cnt,
                                   t, t));
     }
     ASSERT_OK(dart_barrier(c->team));
@@ -79,7 +80,8 @@ static void test_pairwise(const struct ctx *c, size_t ncases)
             cnt, tname(t), dst, k);
       size_t bytes = cnt * tsize(t);
       memset(buf, POISON, bytes + 64);
-      ASSERT_OK(dart_get_blocking(buf, gptr_at(seg, dst, region_of(ci, shift)), cnt,
+      ASSERT_OK(dart_get_blocking(buf, gptr_at(seg, dst, region_of(ci, shift)),
+                                  cnt,
                                   t, t));
       check_fill(t, buf, cnt,
                  key(c->global_of[c->me], (int)ci * 4 + k % 4));
@@ -103,13 +105,15 @@ static void put_round(const struct ctx *c, dart_gptr_t seg, int purpose,
   for (int t = 0; t < c->n; ++t) {
     long *s = src + (size_t)t * SLOT;
     fill(DART_TYPE_LONG, s, SLOT, key(c->global_of[c->me], purpose + t));
-    ASSERT_OK(dart_put(gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)), s, SLOT,
+    ASSERT_OK(dart_put(gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)), s,
+                       SLOT,
                        DART_TYPE_LONG, DART_TYPE_LONG));
   }
 }
 
 #define check_round(...) check_round_at(__FILE__, __LINE__, __VA_ARGS__)
-static void check_round_at(const char *file, int line, const struct ctx *c, dart_gptr_t seg,
+static void check_round_at(const char *file, int line, const struct ctx *c,
+                           dart_gptr_t seg,
                         int purpose)
 {
   long *mine = (long *)local_base(seg, c->me);
@@ -162,7 +166,8 @@ static void test_nonblocking(const struct ctx *c)
   memset(dst, POISON, (size_t)c->n * SLOT * sizeof(long));
   for (int t = 0; t < c->n; ++t) {
     ASSERT_OK(dart_get(dst + (size_t)t * SLOT,
-                       gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)), SLOT,
+                       gptr_at(seg, t,
+                               (size_t)c->me * SLOT * sizeof(long)), SLOT,
                        DART_TYPE_LONG, DART_TYPE_LONG));
   }
   ASSERT_OK(dart_flush_local_all(seg));
@@ -175,7 +180,8 @@ static void test_nonblocking(const struct ctx *c)
   memset(dst, POISON, (size_t)c->n * SLOT * sizeof(long));
   for (int t = 0; t < c->n; ++t) {
     ASSERT_OK(dart_get(dst + (size_t)t * SLOT,
-                       gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)), SLOT,
+                       gptr_at(seg, t,
+                               (size_t)c->me * SLOT * sizeof(long)), SLOT,
                        DART_TYPE_LONG, DART_TYPE_LONG));
     if (t % 2 == 0) {
       ASSERT_OK(dart_flush(gptr_at(seg, t, 0)));
@@ -332,7 +338,8 @@ static void test_handles(const struct ctx *c)
     fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
          key(c->global_of[c->me], 40 + t));
     h[t] = (dart_handle_t)0x1234;
-    ASSERT_OK(dart_put_handle(gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+    ASSERT_OK(dart_put_handle(gptr_at(seg, t,
+                                      (size_t)c->me * SLOT * sizeof(long)),
                               src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
                               DART_TYPE_LONG, &h[t]));
     check_handle(c, t, h[t]);
@@ -349,7 +356,8 @@ static void test_handles(const struct ctx *c)
   for (int t = 0; t < c->n; ++t) {
     dart_handle_t g = (dart_handle_t)0x1234;
     ASSERT_OK(dart_get_handle(dst + (size_t)t * SLOT,
-                              gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+                              gptr_at(seg, t,
+                                      (size_t)c->me * SLOT * sizeof(long)),
                               SLOT, DART_TYPE_LONG, DART_TYPE_LONG, &g));
     check_handle(c, t, g);
     if (t % 2 == 0) {
@@ -368,7 +376,8 @@ static void test_handles(const struct ctx *c)
     fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
          key(c->global_of[c->me], 48 + t));
     dart_handle_t p = DART_HANDLE_NULL;
-    ASSERT_OK(dart_put_handle(gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+    ASSERT_OK(dart_put_handle(gptr_at(seg, t,
+                                      (size_t)c->me * SLOT * sizeof(long)),
                               src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
                               DART_TYPE_LONG, &p));
     check_handle(c, t, p);
@@ -388,7 +397,8 @@ static void test_handles(const struct ctx *c)
     dart_handle_t g = DART_HANDLE_NULL;
     int o = (c->me + 1) % c->n;
     ASSERT_OK(dart_get_handle(dst + (size_t)t * SLOT,
-                              gptr_at(seg, t, (size_t)o * SLOT * sizeof(long)), SLOT,
+                              gptr_at(seg, t,
+                                      (size_t)o * SLOT * sizeof(long)), SLOT,
                               DART_TYPE_LONG, DART_TYPE_LONG, &g));
     check_handle(c, t, g);
     TEST_UNTIL_DONE(dart_test_local(&g, &done), done);
@@ -404,7 +414,8 @@ static void test_handles(const struct ctx *c)
     fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
          key(c->global_of[c->me], 56 + t));
     hh[2 * t] = DART_HANDLE_NULL;
-    ASSERT_OK(dart_put_handle(gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+    ASSERT_OK(dart_put_handle(gptr_at(seg, t,
+                                      (size_t)c->me * SLOT * sizeof(long)),
                               src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
                               DART_TYPE_LONG, &hh[2 * t + 1]));
   }
@@ -420,7 +431,8 @@ static void test_handles(const struct ctx *c)
   memset(dst, POISON, all * sizeof(long));
   for (int t = 0; t < c->n; ++t) {
     ASSERT_OK(dart_get_handle(dst + (size_t)t * SLOT,
-                              gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+                              gptr_at(seg, t,
+                                      (size_t)c->me * SLOT * sizeof(long)),
                               SLOT, DART_TYPE_LONG, DART_TYPE_LONG, &h[t]));
   }
   TEST_UNTIL_DONE(dart_testall_local(h, (size_t)c->n, &done), done);
@@ -432,7 +444,8 @@ static void test_handles(const struct ctx *c)
   memset(dst, POISON, all * sizeof(long));
   for (int t = 0; t < c->n; ++t) {
     ASSERT_OK(dart_get_handle(dst + (size_t)t * SLOT,
-                              gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+                              gptr_at(seg, t,
+                                      (size_t)c->me * SLOT * sizeof(long)),
                               SLOT, DART_TYPE_LONG, DART_TYPE_LONG, &h[t]));
   }
   ASSERT_OK(dart_waitall_local(h, (size_t)c->n));
@@ -448,7 +461,8 @@ static void test_handles(const struct ctx *c)
   for (int t = 0; t < c->n; ++t) {
     fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
          key(c->global_of[c->me], 32 + t));
-    ASSERT_OK(dart_put_handle(gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+    ASSERT_OK(dart_put_handle(gptr_at(seg, t,
+                                      (size_t)c->me * SLOT * sizeof(long)),
                               src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
                               DART_TYPE_LONG, &h[t]));
     ASSERT_OK(dart_handle_free(&h[t]));
@@ -464,7 +478,8 @@ static void test_handles(const struct ctx *c)
   for (int t = 0; t < c->n; ++t) {
     fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
          key(c->global_of[c->me], 24 + t));
-    ASSERT_OK(dart_put_handle(gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+    ASSERT_OK(dart_put_handle(gptr_at(seg, t,
+                                      (size_t)c->me * SLOT * sizeof(long)),
                               src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
                               DART_TYPE_LONG, &h[t]));
   }
@@ -549,7 +564,8 @@ static void test_memory_model(const struct ctx *c)
     for (int t = 0; t < c->n; ++t) {
       memset(got, POISON, sizeof got);
       ASSERT_OK(dart_get_blocking(got,
-                                  gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)),
+                                  gptr_at(seg, t,
+                                          (size_t)c->me * SLOT * sizeof(long)),
                                   SLOT, DART_TYPE_LONG, DART_TYPE_LONG));
       check_fill(DART_TYPE_LONG, got, SLOT,
                  key(c->global_of[t], 20 + round * 2 + c->me % 2));
