@@ -109,7 +109,8 @@ static int test_sizes_and_alignment(void)
   size_t z;
   ASSERT(buddy_alloc(b, 32, &z) == 0);
   ASSERT(z == ((x & ~(size_t)31) ^ 32));
-  ASSERT(buddy_free(b, x) == 0 && buddy_free(b, y) == 0 && buddy_free(b, z) == 0);
+  ASSERT(buddy_free(b, x) == 0 && buddy_free(b, y) == 0 &&
+         buddy_free(b, z) == 0);
   ASSERT(buddy_alloc(b, CAP, &off) == 0 && off == 0);
   buddy_destroy(b);
   return 0;
@@ -220,7 +221,8 @@ static int test_rejected_frees(void)
   ASSERT(buddy_free(b, s) == 0);
   ASSERT(buddy_free(b, s) == -1);
   ASSERT(buddy_block_size(b, t) == 16);
-  ASSERT(buddy_free(b, t) == 0); /* merges with s into a 32-byte block (or more) */
+  /* Merges with s into a 32-byte block (or more). */
+  ASSERT(buddy_free(b, t) == 0);
   ASSERT(buddy_free(b, t) == -1);
   ASSERT(buddy_free(b, s) == -1);
   ASSERT(buddy_block_size(b, s) == 0 && buddy_block_size(b, t) == 0);

@@ -228,7 +228,8 @@ static int test_large_pool(void)
   double t_use = now_seconds() - t0;
   buddy_destroy(b);
   free(offs);
-  printf("1 GiB pool: 20 create/destroy %.3f s, %d allocations + frees %.3f s\n",
+  printf("1 GiB pool: 20 create/destroy %.3f s, "
+         "%d allocations + frees %.3f s\n",
          t_create, N, t_use);
   ASSERT(t_create < 1.0);
   ASSERT(t_use < 3.0);
