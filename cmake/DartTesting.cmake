@@ -58,7 +58,52 @@ set(DART_TEST_ENV_openmpi
 set(DART_TEST_ENV_mpich "")
 set(DART_TEST_ENV_other "")
 
+# dart_test_family(<family> PARTS <part>... LIBS <lib>...)
+#
+# A test program split into programs by concern: builds each part from
+# <part>.c linked to LIBS, and from then on dart_add_mpi_test(<family> ...)
+# and dart_add_plain_test(<family> ...) register every part with the
+# variants given for the family (<part>[.<suffix>].u<n>.n<k>), so the parts
+# keep exactly the variants the one program had.
+function(dart_test_family family)
+  cmake_parse_arguments(F "" "" "PARTS;LIBS" ${ARGN})
+  foreach(part IN LISTS F_PARTS)
+    add_executable(${part} ${part}.c)
+    target_link_libraries(${part} PRIVATE ${F_LIBS})
+  endforeach()
+  set_property(GLOBAL PROPERTY DART_TEST_FAMILY_${family} ${F_PARTS})
+endfunction()
+
+# The programs a name stands for: the parts of a family, else itself.
+function(_dart_test_programs target out)
+  get_property(parts GLOBAL PROPERTY DART_TEST_FAMILY_${target})
+  if(NOT parts)
+    set(parts ${target})
+  endif()
+  set(${out} ${parts} PARENT_SCOPE)
+endfunction()
+
+# dart_add_plain_test(<target> [TIMEOUT <s>]): a program run without the
+# MPI launcher (base modules), named <target>.
+function(dart_add_plain_test target)
+  cmake_parse_arguments(T "" "TIMEOUT" "" ${ARGN})
+  _dart_test_programs(${target} programs)
+  foreach(p IN LISTS programs)
+    add_test(NAME ${p} COMMAND ${p})
+    if(T_TIMEOUT)
+      set_tests_properties(${p} PROPERTIES TIMEOUT ${T_TIMEOUT})
+    endif()
+  endforeach()
+endfunction()
+
 function(dart_add_mpi_test target)
+  _dart_test_programs(${target} programs)
+  foreach(p IN LISTS programs)
+    _dart_add_mpi_test_one(${p} ${ARGN})
+  endforeach()
+endfunction()
+
+function(_dart_add_mpi_test_one target)
   cmake_parse_arguments(T "" "NAME;TIMEOUT" "UNITS;NODES;ENV;ARGS" ${ARGN})
   if(NOT T_NODES)
     set(T_NODES 1)

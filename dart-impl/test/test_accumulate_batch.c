@@ -138,9 +138,10 @@ static void check_order(dart_gptr_t seg, int me, int n)
 }
 
 /* Accumulates into my own portion (through MPI: registered memory in a
- * team of several units) that I free without a flush, against the spec's
- * rule: the free sends them (with a warning), so they land before the
- * memory goes. Registered memory stays readable afterwards. (Into other
+ * team of several units) that I free without a flush, against the rule
+ * of dart_team_memfree (dart-if/include/dash/dart/if/dart_globmem.h):
+ * the free sends them (with a warning), so they land before the memory
+ * goes. Registered memory stays readable afterwards. (Into other
  * units' portions the outcome would depend on who frees first.) */
 static void check_free_sends(int me, int n)
 {

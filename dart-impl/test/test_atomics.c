@@ -1,4 +1,5 @@
-/* Atomics (spec 3.6.2, 4.4): every valid (basic type, operation) pair with
+/* Atomics (dart-if/include/dash/dart/if/dart_communication.h, with the
+ * operations of dart_types.h): every valid (basic type, operation) pair with
  * dart_accumulate, dart_accumulate_blocking_local (several elements) and
  * dart_fetch_and_op from all units onto one element; contended counters
  * whose fetched values must form an exact permutation; compare-and-swap
@@ -66,7 +67,8 @@ static bool is_floating(dart_datatype_t t)
          t == DART_TYPE_LONG_DOUBLE;
 }
 
-/* Spec 4.4, written out independently of the runtime. */
+/* The valid pairs of dart-if/include/dash/dart/if/dart_types.h, written
+ * out independently of the runtime. */
 static bool valid_atomic(dart_datatype_t t, dart_operation_t op)
 {
   switch (op) {
@@ -313,7 +315,8 @@ static void init_owned(const struct combo *cs, int ncombos, char *mine)
 }
 
 #define check_owned(...) check_owned_at(__FILE__, __LINE__, __VA_ARGS__)
-static void check_owned_at(const char *file, int line, const struct combo *cs, int ncombos,
+static void check_owned_at(const char *file, int line, const struct combo *cs,
+                           int ncombos,
                         const char *mine, bool with_b)
 {
   for (int c = 0; c < ncombos; ++c) {
@@ -331,7 +334,8 @@ static void check_owned_at(const char *file, int line, const struct combo *cs, i
     for (int i = 0; with_b && i < NB; ++i) {
       got = get_val(t, slot + 16, (size_t)i);
       if (!final_ok(t, cs[c].op, i, got)) {
-        test_failf(file, line, "%s %s element %d of 3: final %.21Lg, expected %.21Lg",
+        test_failf(file, line,
+                   "%s %s element %d of 3: final %.21Lg, expected %.21Lg",
                    tname(t), oname(cs[c].op), i, got,
                    fold(t, cs[c].op, i, (1u << n) - 1));
       }
@@ -351,7 +355,8 @@ static void test_all_pairs(void)
                                        (size_t)ncombos * SLOT_BYTES,
                                        DART_TYPE_BYTE, &seg));
   char *mine = local_base(seg, me);
-  /* Operands stay untouched until the flush (spec 3.6.2). */
+  /* Operands stay untouched until the flush (dart_accumulate in
+   * dart-if/include/dash/dart/if/dart_communication.h). */
   unsigned char (*ops)[SLOT_BYTES] = xmalloc((size_t)ncombos * SLOT_BYTES);
 
   STAGE("accumulate: every (type, op) pair");
@@ -454,7 +459,8 @@ static int cmp_ll(const void *a, const void *b)
 
 /* All units' `k` values, gathered, sorted, must be first, first+1, ... */
 #define check_permutation(...) check_permutation_at(__FILE__, __LINE__, __VA_ARGS__)
-static void check_permutation_at(const char *file, int line, dart_team_t team, int size,
+static void check_permutation_at(const char *file, int line, dart_team_t team,
+                                 int size,
                               const long long *mine, int k, long long first)
 {
   long long *all = xmalloc((size_t)size * (size_t)k * sizeof *all);
@@ -688,10 +694,12 @@ static void test_long_double(void)
   long double rep = me + 0.125L;
   ASSERT_OK(dart_accumulate(gptr_at(seg, owner, sizeof(long double)), &lo, 1,
                             DART_TYPE_LONG_DOUBLE, DART_OP_MIN));
-  ASSERT_OK(dart_accumulate(gptr_at(seg, owner, 2 * sizeof(long double)), &hi, 1,
+  ASSERT_OK(dart_accumulate(gptr_at(seg, owner, 2 * sizeof(long double)), &hi,
+                            1,
                             DART_TYPE_LONG_DOUBLE, DART_OP_MAX));
   long double old = -1;
-  ASSERT_OK(dart_fetch_and_op(gptr_at(seg, owner, 3 * sizeof(long double)), &rep, &old,
+  ASSERT_OK(dart_fetch_and_op(gptr_at(seg, owner, 3 * sizeof(long double)),
+                              &rep, &old,
                               DART_TYPE_LONG_DOUBLE, DART_OP_REPLACE));
   ASSERT_OK(dart_flush_all(seg));
   ASSERT(old == 0 || (old >= 0.125L && old < n &&
@@ -737,7 +745,8 @@ static void test_local_pool(void)
     long long prev = -1;
     for (int k = 0; k < K_POOL; ++k) {
       long long r = -1;
-      ASSERT_OK(dart_fetch_and_op(c, &one, &r, DART_TYPE_LONGLONG, DART_OP_SUM));
+      ASSERT_OK(dart_fetch_and_op(c, &one, &r, DART_TYPE_LONGLONG,
+                                  DART_OP_SUM));
       ASSERT_OK(dart_flush_local(c));
       ASSERT(r >= 1000 * v && r < 1000 * v + n * K_POOL && r > prev);
       prev = r;
@@ -753,7 +762,8 @@ static void test_local_pool(void)
     for (int k = 0; k < K_POOL_CAS; ++k) {
       for (;;) {
         long long next = cur + 1, r = -5;
-        ASSERT_OK(dart_compare_and_swap(s, &next, &cur, &r, DART_TYPE_LONGLONG));
+        ASSERT_OK(dart_compare_and_swap(s, &next, &cur, &r,
+                                        DART_TYPE_LONGLONG));
         ASSERT_OK(dart_flush(s));
         if (r == cur) {
           cur = next;
@@ -792,7 +802,8 @@ static void test_errors(void)
   dart_gptr_t seg, dead;
   ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 8 + (size_t)me,
                                        DART_TYPE_LONG, &seg));
-  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 1, DART_TYPE_LONG, &dead));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 1, DART_TYPE_LONG,
+                                       &dead));
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   ASSERT_OK(dart_team_memfree(dead));
   char *mine = local_base(seg, me);
@@ -832,7 +843,8 @@ static void test_errors(void)
       STAGE("atomics: type %ld with op %d towards unit %d",
             (long)bad_pairs[i].type, (int)bad_pairs[i].op, t);
       memset(res, POISON, sizeof res);
-      ASSERT_RET(dart_accumulate(g, vals, 1, bad_pairs[i].type, bad_pairs[i].op),
+      ASSERT_RET(dart_accumulate(g, vals, 1, bad_pairs[i].type,
+                                 bad_pairs[i].op),
                  DART_ERR_INVAL);
       ASSERT_RET(dart_accumulate_blocking_local(g, vals, 2, bad_pairs[i].type,
                                                 bad_pairs[i].op), DART_ERR_INVAL);
@@ -896,9 +908,11 @@ static void test_errors(void)
                  DART_ERR_INVAL);
     }
     /* Several elements whose last one runs past the end. */
-    ASSERT_RET(dart_accumulate(gptr_at(seg, t, tbytes - 2 * sizeof(long)), vals, 3,
+    ASSERT_RET(dart_accumulate(gptr_at(seg, t, tbytes - 2 * sizeof(long)),
+                               vals, 3,
                                DART_TYPE_LONG, DART_OP_SUM), DART_ERR_INVAL);
-    ASSERT_RET(dart_accumulate_blocking_local(gptr_at(seg, t, 0), vals, 9 + (size_t)t,
+    ASSERT_RET(dart_accumulate_blocking_local(gptr_at(seg, t, 0), vals,
+                                              9 + (size_t)t,
                                               DART_TYPE_LONG, DART_OP_BOR),
                DART_ERR_INVAL);
     ASSERT_POISON(res, 0, sizeof res);
@@ -920,7 +934,8 @@ static void test_errors(void)
   int next = (me + 1) % n;
   size_t next_n = 8 + (size_t)next;
   long add[2] = { me + 1, 10 * (me + 1) };
-  ASSERT_OK(dart_accumulate(gptr_at(seg, next, (next_n - 2) * sizeof(long)), add, 2,
+  ASSERT_OK(dart_accumulate(gptr_at(seg, next, (next_n - 2) * sizeof(long)),
+                            add, 2,
                             DART_TYPE_LONG, DART_OP_SUM));
   ASSERT_OK(dart_flush(gptr_at(seg, next, 0)));
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
@@ -956,7 +971,8 @@ static void test_subteam(void)
   ASSERT_OK(dart_accumulate(gptr_at(seg, 0, 0), &mybit, 1, DART_TYPE_ULONG,
                             DART_OP_BOR));
   unsigned long big = (1UL << 63) + (unsigned long)me;
-  ASSERT_OK(dart_accumulate(gptr_at(seg, (int)tsz - 1, sizeof(unsigned long)), &big,
+  ASSERT_OK(dart_accumulate(gptr_at(seg, (int)tsz - 1, sizeof(unsigned long)),
+                            &big,
                             1, DART_TYPE_ULONG, DART_OP_MAX));
   ASSERT_OK(dart_flush_all(seg));
   ASSERT_OK(dart_barrier(sub));

@@ -53,7 +53,8 @@ static void check_units_and_teams(int n)
                                   DART_TEAM_UNIT_ID(bad_units[i]), &gu),
                DART_ERR_INVAL);
     ASSERT_EQ(gu.id, DART_UNDEFINED_UNIT_ID);
-    /* g2l of a non-member is DART_OK with a negative id (spec). */
+    /* g2l of a non-member is DART_OK with a negative id
+     * (dart_team_unit_g2l in dart_team_group.h). */
     tu.id = 5;
     ASSERT_OK(dart_team_unit_g2l(DART_TEAM_ALL,
                                  DART_GLOBAL_UNIT_ID(bad_units[i]), &tu));

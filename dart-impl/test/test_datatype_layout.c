@@ -1,6 +1,7 @@
-/* White-box test of the put/get datatype layer (spec 4.5): element
- * positions, spans, datatype_copy and the MPI layouts, all checked against
- * a naive per-element reference written from the spec's position formula. */
+/* White-box test of the put/get datatype layer: element positions, spans,
+ * datatype_copy and the MPI layouts, all checked against a naive
+ * per-element reference written from the position formula of the strided
+ * and indexed types (dart-if/include/dash/dart/if/dart_types.h). */
 #include "mpi/model/datatype.h"
 #include "mpi/core/large_count.h"
 
@@ -45,7 +46,7 @@ static struct layout indexed(dart_datatype_t base, size_t c,
   return l;
 }
 
-/* Spec 4.5, literally: position of element j in base elements. */
+/* dart_types.h, literally: position of element j in base elements. */
 static size_t ref_pos(const struct layout *l, size_t j)
 {
   if (l->kind == CONTIG) {
@@ -143,7 +144,8 @@ static void check_both_ways(const struct layout *a, const struct layout *b,
   check_pair(b, a, nelem);
 }
 
-/* The worked examples of spec 4.5, with exact values. */
+/* Worked examples of strided and indexed types (dart_types.h), with
+ * exact values. */
 static void spec_examples(void)
 {
   struct layout s3 = strided(DART_TYPE_INT, 3, 1);
@@ -254,7 +256,8 @@ static void layouts(void)
   ASSERT_EQ(datatype_span_bytes(da, 6), 13 * sizeof(int));
   ASSERT_EQ(datatype_span_bytes(da, 12), (11 + 13) * sizeof(int));
   ASSERT_EQ(datatype_span_bytes(da, 9), (11 + 10) * sizeof(int));
-  ASSERT_EQ(datatype_span_bytes(datatype_get(ib.id), 12), (8 + 9) * sizeof(int));
+  ASSERT_EQ(datatype_span_bytes(datatype_get(ib.id), 12),
+            (8 + 9) * sizeof(int));
   ASSERT_EQ(datatype_span_bytes(datatype_get(ic.id), 4), 9 * sizeof(int));
   ASSERT_EQ(datatype_span_bytes(datatype_get(iz.id), 6), (8 + 9) * sizeof(int));
 
@@ -333,8 +336,10 @@ static void transfer_checks(void)
              inval);
   ASSERT_RET(datatype_check_transfer("t", sl, s52, 2, &s, &d), inval);
   /* nelem not a multiple of B, either side */
-  ASSERT_RET(datatype_check_transfer("t", s52, DART_TYPE_INT, 3, &s, &d), inval);
-  ASSERT_RET(datatype_check_transfer("t", DART_TYPE_INT, s52, 3, &s, &d), inval);
+  ASSERT_RET(datatype_check_transfer("t", s52, DART_TYPE_INT, 3, &s, &d),
+             inval);
+  ASSERT_RET(datatype_check_transfer("t", DART_TYPE_INT, s52, 3, &s, &d),
+             inval);
   /* undefined, destroyed, junk, sentinel */
   ASSERT_RET(datatype_check_transfer("t", DART_TYPE_UNDEFINED, DART_TYPE_INT, 1,
                                      &s, &d), inval);

@@ -1,4 +1,5 @@
-/* Global memory (spec 2.10, 3.5, 4.2): collective allocation with
+/* Global memory (dart-if/include/dash/dart/if/dart_globmem.h; docs/
+ * design.md, "Global memory and segments"): collective allocation with
  * different sizes per unit (0 included) for every basic type, the global
  * pointers it returns, local addresses, flags, segment ids (distinct while
  * live, reused least recently freed first, no leak under churn),
@@ -55,14 +56,16 @@ static void fill(dart_datatype_t t, void *buf, size_t from, size_t count,
 /* Elements [from, from + count) of buf hold pattern k, element i of buf
  * being element i + shift of the pattern. */
 #define check_fill(...) check_fill_at(__FILE__, __LINE__, __VA_ARGS__)
-static void check_fill_at(const char *file, int line, dart_datatype_t t, const void *buf,
+static void check_fill_at(const char *file, int line, dart_datatype_t t,
+                          const void *buf,
                        size_t from, size_t count, size_t shift, int k)
 {
   for (size_t i = from; i < from + count; ++i) {
     long double got = get_val(t, buf, i);
     long double want = basic_pattern(t, k, i + shift);
     if (got != want) {
-      test_failf(file, line, "%s element %zu: got %.21Lg, expected %.21Lg (key %d)",
+      test_failf(file, line,
+                 "%s element %zu: got %.21Lg, expected %.21Lg (key %d)",
                  tname(t), i, got, want, k);
     }
   }
@@ -92,7 +95,8 @@ static void junk_gptr(dart_gptr_t *g)
 
 /* The fields every fresh collective/registered gptr has. */
 #define check_fresh(...) check_fresh_at(__FILE__, __LINE__, __VA_ARGS__)
-static void check_fresh_at(const char *file, int line, dart_gptr_t g, dart_team_t team,
+static void check_fresh_at(const char *file, int line, dart_gptr_t g,
+                           dart_team_t team,
                         bool registered)
 {
   if (g.unitid != 0 || g.flags != 0 || g.teamid != team ||
@@ -109,7 +113,8 @@ static void check_fresh_at(const char *file, int line, dart_gptr_t g, dart_team_
 
 /* The gptr is bytewise the same on every member of the team. */
 #define check_same_everywhere(...) check_same_everywhere_at(__FILE__, __LINE__, __VA_ARGS__)
-static void check_same_everywhere_at(const char *file, int line, dart_team_t team, int size,
+static void check_same_everywhere_at(const char *file, int line,
+                                     dart_team_t team, int size,
                                   dart_gptr_t g)
 {
   dart_gptr_t *all = xmalloc((size_t)size * sizeof *all);
@@ -217,7 +222,8 @@ static void test_addr_and_flags(void)
   STAGE("setaddr/getaddr round trip");
   size_t count = 16 + (size_t)me;
   dart_gptr_t g;
-  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, count, DART_TYPE_LONG, &g));
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, count, DART_TYPE_LONG,
+                                       &g));
   dart_gptr_t mine = gptr_at(g, me, 0);
   char *base = local_addr(mine);
   ASSERT(base != NULL);
@@ -479,7 +485,8 @@ static void test_free_errors(void)
   dart_gptr_t g = alloc_bytes(DART_TEAM_ALL, 64);
   long reg_buf[2] = { 0, 0 };
   dart_gptr_t r;
-  ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, 2, DART_TYPE_LONG, reg_buf, &r));
+  ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, 2, DART_TYPE_LONG, reg_buf,
+                                  &r));
   dart_gptr_t pool;
   ASSERT_OK(dart_memalloc(4, DART_TYPE_LONG, &pool));
 
@@ -564,7 +571,8 @@ static void test_subteam(void)
     }
     int saved = mute_log();
     long long x;
-    ASSERT_RET(dart_get_blocking(&x, gptr_at(g, sub_n, 0), 1, DART_TYPE_LONGLONG,
+    ASSERT_RET(dart_get_blocking(&x, gptr_at(g, sub_n, 0), 1,
+                                 DART_TYPE_LONGLONG,
                                  DART_TYPE_LONGLONG), DART_ERR_INVAL);
     restore_log(saved);
     ASSERT_OK(dart_barrier(sub));
@@ -610,7 +618,8 @@ static void test_register(void)
   fill(DART_TYPE_LONG, buf, 0, count, key(me, 30));
   dart_gptr_t r;
   junk_gptr(&r);
-  ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, count, DART_TYPE_LONG, buf, &r));
+  ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, count, DART_TYPE_LONG, buf,
+                                  &r));
   check_fresh(r, DART_TEAM_ALL, true);
   check_same_everywhere(DART_TEAM_ALL, n, r);
   if (count > 0) {
@@ -654,7 +663,8 @@ static void test_register(void)
   double abuf[8];
   fill(DART_TYPE_DOUBLE, abuf, 0, 8, key(me, 32));
   dart_gptr_t ra;
-  ASSERT_OK(dart_team_memregister_aligned(DART_TEAM_ALL, 8, DART_TYPE_DOUBLE, abuf,
+  ASSERT_OK(dart_team_memregister_aligned(DART_TEAM_ALL, 8, DART_TYPE_DOUBLE,
+                                          abuf,
                                           &ra));
   check_fresh(ra, DART_TEAM_ALL, true);
   ASSERT(ra.segid != r.segid);
@@ -723,7 +733,8 @@ static void test_register(void)
   ASSERT_RET(dart_team_memregister(77, 4, DART_TYPE_INT, abuf, &g),
              DART_ERR_INVAL);
   ASSERT(gptr_is_null(g));
-  ASSERT_RET(dart_team_memregister_aligned(DART_TEAM_NULL, 4, DART_TYPE_INT, abuf,
+  ASSERT_RET(dart_team_memregister_aligned(DART_TEAM_NULL, 4, DART_TYPE_INT,
+                                           abuf,
                                            &g), DART_ERR_INVAL);
   restore_log(saved);
 }
@@ -747,7 +758,8 @@ static void check_pool_gptr_at(const char *file, int line, dart_gptr_t g)
   if (g.unitid != me || g.segid != DART_SEGMENT_LOCAL ||
       g.teamid != DART_TEAM_ALL || g.flags != 0 ||
       g.addr_or_offs.offset % 8 != 0) {
-    test_failf(file, line, "memalloc gptr {unit %d, flags %u, segid %d, team %d, "
+    test_failf(file, line,
+               "memalloc gptr {unit %d, flags %u, segid %d, team %d, "
                "offset %llu}", (int)g.unitid, (unsigned)g.flags,
                (int)g.segid, (int)g.teamid,
                (unsigned long long)g.addr_or_offs.offset);
@@ -836,7 +848,8 @@ static void test_memalloc(void)
     ASSERT_OK(dart_gptr_incaddr(&region, (int64_t)(me * 10 * sizeof(double))));
     ASSERT_OK(dart_put(region, mine10, 10, DART_TYPE_DOUBLE, DART_TYPE_DOUBLE));
     long long add = me + 1;
-    ASSERT_OK(dart_accumulate(counter, &add, 1, DART_TYPE_LONGLONG, DART_OP_SUM));
+    ASSERT_OK(dart_accumulate(counter, &add, 1, DART_TYPE_LONGLONG,
+                              DART_OP_SUM));
     ASSERT_OK(dart_flush(region));
     ASSERT_OK(dart_flush(counter));
   }
@@ -999,7 +1012,8 @@ static void test_local_pool_growth(void)
   dart_gptr_t g;
   saved = mute_log();
   junk_gptr(&g);
-  ASSERT_RET(dart_memalloc((size_t)1 << 40, DART_TYPE_BYTE, &g), DART_ERR_NOMEM);
+  ASSERT_RET(dart_memalloc((size_t)1 << 40, DART_TYPE_BYTE, &g),
+             DART_ERR_NOMEM);
   ASSERT(gptr_is_null(g));
   /* 48 MiB rounds up to a 64 MiB block: no chunk holds one, and a new
    * chunk of 64 MiB would run past the reservation. */
@@ -1061,7 +1075,8 @@ static void test_allocator_on(dart_team_t team, int tme, int tn,
     ASSERT(local_addr(all[2 * next]) == NULL);
   }
   int mark = 7000 + me;
-  ASSERT_OK(dart_put(all[2 * next + 1], &mark, 1, DART_TYPE_INT, DART_TYPE_INT));
+  ASSERT_OK(dart_put(all[2 * next + 1], &mark, 1, DART_TYPE_INT,
+                     DART_TYPE_INT));
   ASSERT_OK(dart_flush(all[2 * next + 1]));
   ASSERT_OK(dart_barrier(team));
   ASSERT_EQ(*(int *)local_addr(b2), 7000 + gprev.id);

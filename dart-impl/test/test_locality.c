@@ -273,7 +273,7 @@ static void check_subteam(const struct layout *l, int me)
     return;
   }
   dart_domain_locality_t *d = NULL;
-  /* Sub-teams need dart_team_locality_init (spec 3.4). */
+  /* Sub-teams need dart_team_locality_init (dart_locality.h). */
   ASSERT_RET(dart_domain_team_locality(sub, ".", &d), DART_ERR_INVAL);
   ASSERT_OK(dart_team_locality_init(sub));
   dart_domain_locality_t *root = domain_of(sub, ".");

@@ -40,7 +40,8 @@ static void make_records(struct unit_record *r, int nodes, int per_node,
   }
 }
 
-/* Spec 4.7's invariants over the whole subtree; returns 0 if they hold. */
+/* The invariants of dart_domain_locality_t (dart-if/include/dash/dart/
+ * if/dart_locality.h) over the whole subtree; returns 0 if they hold. */
 static int check_tree(const dart_domain_locality_t *root,
                       const dart_domain_locality_t *d)
 {

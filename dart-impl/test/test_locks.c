@@ -1,5 +1,6 @@
-/* Team locks (spec 3.7) in whatever DART_LOCK_MODE / DART_LOCK_POLICY the
- * environment selects: mutual exclusion proved by counters that every
+/* Team locks (dart-if/include/dash/dart/if/dart_synchronization.h;
+ * docs/design.md, "Locks") in whatever DART_LOCK_MODE / DART_LOCK_POLICY
+ * the environment selects: mutual exclusion proved by counters that every
  * unit increments with a plain get / add / put inside the critical
  * section (one lost update fails), on locks homed on every node, with
  * the counter on either side; try-acquire semantics; locks on a
@@ -40,8 +41,8 @@ static dart_gptr_t counters_alloc(dart_team_t team, int per_unit)
   return g;
 }
 
-/* One lock per node and one more: homes on every node (spec'd spread),
- * counters on the first and on the last unit. */
+/* One lock per node and one more: homes on every node (docs/design.md,
+ * "Locks"), counters on the first and on the last unit. */
 static void test_mutual_exclusion(int iters)
 {
   enum { NLOCKS = 5 };

@@ -90,7 +90,8 @@ static void misuse(void)
   ASSERT_RET(dart_lock_try_acquire(orphan, &got), DART_ERR_INVAL);
   ASSERT_EQ(got, 0);
   ASSERT_RET(dart_lock_release(orphan), DART_ERR_INVAL);
-  ASSERT_OK(dart_team_lock_destroy(&orphan)); /* local, spec 3.7 */
+  /* Local (dart_team_lock_destroy in dart_synchronization.h). */
+  ASSERT_OK(dart_team_lock_destroy(&orphan));
   ASSERT(orphan == DART_LOCK_NULL);
 
   STAGE("after dart_exit");

@@ -5,8 +5,9 @@
  * one homed on the last, so with two nodes every unit uses a lock of its
  * own node and one of the other (off the home node the threads of a unit
  * share one identity in the network word). Half the threads acquire,
- * half spin on the try. Spec 3.7: at most one thread of one unit holds
- * the lock.
+ * half spin on the try. At most one thread of one unit holds the lock
+ * (dart_lock_acquire in dart-if/include/dash/dart/if/
+ * dart_synchronization.h).
  *
  * --require-multiple: fail unless MPI grants DART_THREAD_MULTIPLE (the
  * registrations pass it: both MPIs of the suite grant it, so the test

@@ -1,5 +1,6 @@
-/* Teams: id agreement (spec 4.1), unit numbering, translation, nesting,
- * clone, destroy, and collective agreement on bad groups. */
+/* Teams (dart-if/include/dash/dart/if/dart_team_group.h): id agreement,
+ * unit numbering, translation, nesting, clone, destroy, and collective
+ * agreement on bad groups. */
 #include "test.h"
 
 static int me, n;

@@ -82,7 +82,8 @@ static void check_barrier(const struct ctx *c)
     for (int u = 0; u < c->n; ++u) {
       long seen = -2;
       ASSERT_OK(dart_get_blocking(&seen,
-                                  gptr_at(g, u, (row + (size_t)u) * sizeof(long)),
+                                  gptr_at(g, u,
+                                          (row + (size_t)u) * sizeof(long)),
                                   1, DART_TYPE_LONG, DART_TYPE_LONG));
       if (seen != r) {
         FAILF("unit %d's slot holds %ld", u, seen);
@@ -125,7 +126,8 @@ static bool is_float(dart_datatype_t t)
   return t >= DART_TYPE_FLOAT;
 }
 
-/* Spec 4.4: which predefined ops reduce which basic types. */
+/* Which predefined ops reduce which basic types (dart_operation_t in
+ * dart-if/include/dash/dart/if/dart_types.h). */
 static bool valid(dart_operation_t op, dart_datatype_t t)
 {
   switch (op) {

@@ -1,16 +1,17 @@
-/* Two-sided messaging (spec 3.6.6): dart_send / dart_recv / dart_sendrecv
- * by global unit id. A ring with several basic and custom types, tag
- * selection and non-overtaking, matching by sender, pairwise exchange
- * with different send and receive types and counts, messages above the
- * count limit (DART_MPI_COUNT_LIMIT=5 runs), user tag 0 interleaved with
- * collectives, truncation, zero-length messages, and argument errors.
+/* Two-sided messaging (dart-if/include/dash/dart/if/dart_communication.h):
+ * dart_send / dart_recv / dart_sendrecv by global unit id. A ring with
+ * several basic and custom types, tag selection and non-overtaking, matching
+ * by sender, pairwise exchange with different send and receive types and
+ * counts, messages above the count limit (DART_MPI_COUNT_LIMIT=5 runs), user
+ * tag 0 interleaved with collectives, truncation, zero-length messages, and
+ * argument errors.
  *
- * dart_send may wait for the matching receive (spec 3.6.6), so a blocking
- * send is issued before its receive is posted only for tiny messages to
- * another unit, which MPI sends eagerly; never to oneself (MPICH's self
- * path does wait). Everything else is ordered so that the receive is
- * sure to come: even units send first in the ring, big messages go one
- * direction at a time, exchanges with oneself use dart_sendrecv. */
+ * dart_send may wait for the matching receive (dart_communication.h), so a
+ * blocking send is issued before its receive is posted only for tiny
+ * messages to another unit, which MPI sends eagerly; never to oneself
+ * (MPICH's self path does wait). Everything else is ordered so that the
+ * receive is sure to come: even units send first in the ring, big messages
+ * go one direction at a time, exchanges with oneself use dart_sendrecv. */
 #include "test.h"
 #include "test_values.h"
 
@@ -89,7 +90,8 @@ static void fill_block(dart_datatype_t t, void *buf, size_t nelem, int k)
 }
 
 #define check_block(...) check_block_at(__FILE__, __LINE__, __VA_ARGS__)
-static void check_block_at(const char *file, int line, dart_datatype_t t, const void *buf,
+static void check_block_at(const char *file, int line, dart_datatype_t t,
+                           const void *buf,
                         size_t nelem, int k)
 {
   for (size_t i = 0; i < nelem; ++i) {
@@ -363,7 +365,8 @@ static void exchange(const struct half *out, const struct half *in, int peer,
   unsigned char *recv = xmalloc((in->room + 1) * ies);
   fill_block(out->type, send, out->nelem, key(me, msg));
   memset(recv, POISON, (in->room + 1) * ies);
-  ASSERT_OK(dart_sendrecv(send, out->nelem, out->type, out->tag, unit(peer), recv,
+  ASSERT_OK(dart_sendrecv(send, out->nelem, out->type, out->tag, unit(peer),
+                          recv,
                           in->room, in->type, in->tag, unit(peer)));
   check_block(in->type, recv, in->nelem, key(peer, msg));
   ASSERT_POISON(recv, in->nelem * ies,

@@ -1,0 +1,628 @@
+/* One-sided transfers (dart-if/include/dash/dart/if/dart_communication.h):
+ * blocking put/get between every pair of units for several sizes and
+ * types, non-blocking put/get with every flush, large transfers, a burst
+ * of thousands of small puts completed by one flush, handles with every
+ * wait/test/free call, and the memory model across the shared-memory and
+ * RMA paths (docs/design.md, "The fast path"). Shared part:
+ * test_onesided_common.h. */
+#include "test_onesided_common.h"
+
+/* ---------------------------------------------------------------------
+ * Blocking put/get between every pair of units.
+ * --------------------------------------------------------------------- */
+
+struct xfer_case {
+  dart_datatype_t type;
+  size_t          count;
+};
+
+static const struct xfer_case pair_cases[] = {
+  { DART_TYPE_BYTE, 1 },      { DART_TYPE_BYTE, 7 },
+  { DART_TYPE_BYTE, 1000 },   { DART_TYPE_BYTE, 100000 },
+  { DART_TYPE_SHORT, 3 },     { DART_TYPE_INT, 250 },
+  { DART_TYPE_ULONGLONG, 125 }, { DART_TYPE_DOUBLE, 12500 },
+  { DART_TYPE_LONG_DOUBLE, 7 }, { DART_TYPE_FLOAT, 1 },
+};
+#define NPAIR_CASES (sizeof pair_cases / sizeof *pair_cases)
+
+/* Where case ci lives in a portion: 16-byte aligned regions with 16
+ * bytes of slack, shifted by `shift` (0 or 8) inside the slack. */
+static size_t region_of(size_t ci, size_t shift)
+{
+  size_t off = 0;
+  for (size_t i = 0; i < ci; ++i) {
+    off += (pair_cases[i].count * tsize(pair_cases[i].type) + 31) / 16 * 16;
+  }
+  return off + shift;
+}
+
+static void test_pairwise(const struct ctx *c, size_t ncases)
+{
+  size_t total = region_of(ncases, 0);
+  dart_gptr_t seg = alloc_portions(c, total);
+  char *mine = local_base(seg, c->me);
+  size_t maxbytes = 0;
+  for (size_t ci = 0; ci < ncases; ++ci) {
+    size_t b = pair_cases[ci].count * tsize(pair_cases[ci].type);
+    maxbytes = b > maxbytes ? b : maxbytes;
+  }
+  unsigned char *buf = xmalloc(maxbytes + 64);
+  for (int k = 0; k < c->n; ++k) {
+    int dst = (c->me + k) % c->n, from = (c->me - k + c->n) % c->n;
+    size_t shift = (size_t)(k % 2) * 8;
+    for (size_t ci = 0; ci < ncases; ++ci) {
+      dart_datatype_t t = pair_cases[ci].type;
+      size_t cnt = pair_cases[ci].count;
+      if (shift != 0 && tsize(t) > 8) {
+        continue; /* keep long double aligned */
+      }
+      STAGE("%s: blocking put of %zu %s to team unit %d (k=%d)", c->label,
+            cnt, tname(t), dst, k);
+      fill(t, buf, cnt, key(c->global_of[c->me], (int)ci * 4 + k % 4));
+      ASSERT_OK(dart_put_blocking(gptr_at(seg, dst, region_of(ci, shift)), buf,
+                                  cnt,
+                                  t, t));
+    }
+    ASSERT_OK(dart_barrier(c->team));
+    for (size_t ci = 0; ci < ncases; ++ci) {
+      dart_datatype_t t = pair_cases[ci].type;
+      size_t cnt = pair_cases[ci].count;
+      if (shift != 0 && tsize(t) > 8) {
+        continue;
+      }
+      /* What the origin put, read locally. */
+      STAGE("%s: local read of %zu %s put by team unit %d (k=%d)", c->label,
+            cnt, tname(t), from, k);
+      check_fill(t, mine + region_of(ci, shift), cnt,
+                 key(c->global_of[from], (int)ci * 4 + k % 4));
+      /* What I put, read back from the target. */
+      STAGE("%s: blocking get of %zu %s from team unit %d (k=%d)", c->label,
+            cnt, tname(t), dst, k);
+      size_t bytes = cnt * tsize(t);
+      memset(buf, POISON, bytes + 64);
+      ASSERT_OK(dart_get_blocking(buf, gptr_at(seg, dst, region_of(ci, shift)),
+                                  cnt,
+                                  t, t));
+      check_fill(t, buf, cnt,
+                 key(c->global_of[c->me], (int)ci * 4 + k % 4));
+      ASSERT_POISON(buf, bytes, 64);
+    }
+    ASSERT_OK(dart_barrier(c->team));
+  }
+  free(buf);
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
+/* ---------------------------------------------------------------------
+ * Non-blocking put/get and the four flushes.
+ * --------------------------------------------------------------------- */
+
+
+
+static void put_round(const struct ctx *c, dart_gptr_t seg, int purpose,
+                      long *src)
+{
+  for (int t = 0; t < c->n; ++t) {
+    long *s = src + (size_t)t * SLOT;
+    fill(DART_TYPE_LONG, s, SLOT, key(c->global_of[c->me], purpose + t));
+    ASSERT_OK(dart_put(gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)), s,
+                       SLOT,
+                       DART_TYPE_LONG, DART_TYPE_LONG));
+  }
+}
+
+#define check_round(...) check_round_at(__FILE__, __LINE__, __VA_ARGS__)
+static void check_round_at(const char *file, int line, const struct ctx *c,
+                           dart_gptr_t seg,
+                        int purpose)
+{
+  long *mine = (long *)local_base(seg, c->me);
+  for (int o = 0; o < c->n; ++o) {
+    check_fill_at(file, line, DART_TYPE_LONG, mine + (size_t)o * SLOT, SLOT,
+               key(c->global_of[o], purpose + c->me));
+  }
+}
+
+static void test_nonblocking(const struct ctx *c)
+{
+  dart_gptr_t seg = alloc_portions(c, (size_t)c->n * SLOT * sizeof(long));
+  long *src = xmalloc((size_t)c->n * SLOT * sizeof(long));
+  long *dst = xmalloc((size_t)c->n * SLOT * sizeof(long));
+
+  STAGE("%s: dart_put + dart_flush per target", c->label);
+  put_round(c, seg, 0, src);
+  for (int t = 0; t < c->n; ++t) {
+    ASSERT_OK(dart_flush(gptr_at(seg, t, 0)));
+  }
+  ASSERT_OK(dart_barrier(c->team));
+  check_round(c, seg, 0);
+  ASSERT_OK(dart_barrier(c->team));
+
+  STAGE("%s: dart_put + dart_flush_all", c->label);
+  put_round(c, seg, 8, src);
+  ASSERT_OK(dart_flush_all(seg));
+  ASSERT_OK(dart_barrier(c->team));
+  check_round(c, seg, 8);
+
+  /* Gets of what everybody put into everybody (read only from here). */
+  STAGE("%s: dart_get + dart_flush_local per target", c->label);
+  memset(dst, POISON, (size_t)c->n * SLOT * sizeof(long));
+  for (int t = 0; t < c->n; ++t) {
+    int o = (c->me + t) % c->n; /* a slot somebody else wrote */
+    ASSERT_OK(dart_get(dst + (size_t)t * SLOT,
+                       gptr_at(seg, t, (size_t)o * SLOT * sizeof(long)), SLOT,
+                       DART_TYPE_LONG, DART_TYPE_LONG));
+  }
+  for (int t = 0; t < c->n; ++t) {
+    ASSERT_OK(dart_flush_local(gptr_at(seg, t, 0)));
+  }
+  for (int t = 0; t < c->n; ++t) {
+    int o = (c->me + t) % c->n;
+    check_fill(DART_TYPE_LONG, dst + (size_t)t * SLOT, SLOT,
+               key(c->global_of[o], 8 + t));
+  }
+
+  STAGE("%s: dart_get + dart_flush_local_all", c->label);
+  memset(dst, POISON, (size_t)c->n * SLOT * sizeof(long));
+  for (int t = 0; t < c->n; ++t) {
+    ASSERT_OK(dart_get(dst + (size_t)t * SLOT,
+                       gptr_at(seg, t,
+                               (size_t)c->me * SLOT * sizeof(long)), SLOT,
+                       DART_TYPE_LONG, DART_TYPE_LONG));
+  }
+  ASSERT_OK(dart_flush_local_all(seg));
+  for (int t = 0; t < c->n; ++t) {
+    check_fill(DART_TYPE_LONG, dst + (size_t)t * SLOT, SLOT,
+               key(c->global_of[c->me], 8 + t));
+  }
+
+  STAGE("%s: dart_get + dart_flush / dart_flush_all", c->label);
+  memset(dst, POISON, (size_t)c->n * SLOT * sizeof(long));
+  for (int t = 0; t < c->n; ++t) {
+    ASSERT_OK(dart_get(dst + (size_t)t * SLOT,
+                       gptr_at(seg, t,
+                               (size_t)c->me * SLOT * sizeof(long)), SLOT,
+                       DART_TYPE_LONG, DART_TYPE_LONG));
+    if (t % 2 == 0) {
+      ASSERT_OK(dart_flush(gptr_at(seg, t, 0)));
+    }
+  }
+  ASSERT_OK(dart_flush_all(seg));
+  for (int t = 0; t < c->n; ++t) {
+    check_fill(DART_TYPE_LONG, dst + (size_t)t * SLOT, SLOT,
+               key(c->global_of[c->me], 8 + t));
+  }
+  ASSERT_OK(dart_barrier(c->team));
+
+  /* After flush_local the source may be reused: overwriting it must not
+   * change what arrives. */
+  STAGE("%s: dart_put, flush_local, reuse source, flush", c->label);
+  put_round(c, seg, 16, src);
+  for (int t = 0; t < c->n; ++t) {
+    ASSERT_OK(dart_flush_local(gptr_at(seg, t, 0)));
+  }
+  memset(src, 0, (size_t)c->n * SLOT * sizeof(long));
+  for (int t = 0; t < c->n; ++t) {
+    ASSERT_OK(dart_flush(gptr_at(seg, t, 0)));
+  }
+  ASSERT_OK(dart_barrier(c->team));
+  check_round(c, seg, 16);
+  ASSERT_OK(dart_barrier(c->team));
+
+  free(src);
+  free(dst);
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
+/* A large non-blocking transfer to the next unit and back. */
+static void test_large_nonblocking(const struct ctx *c)
+{
+  const size_t count = 40000; /* doubles: 320 KB */
+  STAGE("%s: large non-blocking put/get", c->label);
+  dart_gptr_t seg = alloc_portions(c, count * sizeof(double));
+  int next = (c->me + 1) % c->n, prev = (c->me + c->n - 1) % c->n;
+  double *src = xmalloc(count * sizeof(double));
+  fill(DART_TYPE_DOUBLE, src, count, key(c->global_of[c->me], 30));
+  ASSERT_OK(dart_put(gptr_at(seg, next, 0), src, count, DART_TYPE_DOUBLE,
+                     DART_TYPE_DOUBLE));
+  ASSERT_OK(dart_flush(gptr_at(seg, next, 0)));
+  ASSERT_OK(dart_barrier(c->team));
+  check_fill(DART_TYPE_DOUBLE, local_base(seg, c->me), count,
+             key(c->global_of[prev], 30));
+  memset(src, POISON, count * sizeof(double));
+  ASSERT_OK(dart_get(src, gptr_at(seg, next, 0), count, DART_TYPE_DOUBLE,
+                     DART_TYPE_DOUBLE));
+  ASSERT_OK(dart_flush_local(gptr_at(seg, next, 0)));
+  check_fill(DART_TYPE_DOUBLE, src, count,
+             key(c->global_of[c->me], 30));
+  free(src);
+  ASSERT_OK(dart_barrier(c->team));
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
+/* ---------------------------------------------------------------------
+ * A burst of small puts and gets, completed by a single flush.
+ * --------------------------------------------------------------------- */
+
+#define BURST 3000
+
+static void test_burst(const struct ctx *c)
+{
+  STAGE("%s: burst of %d single-element puts", c->label, BURST);
+  dart_gptr_t seg = alloc_portions(c, BURST * sizeof(long));
+  int next = (c->me + 1) % c->n, prev = (c->me + c->n - 1) % c->n;
+  long *vals = xmalloc(BURST * sizeof(long));
+  fill(DART_TYPE_LONG, vals, BURST, key(c->global_of[c->me], 31));
+  /* Scattered order: element i goes out as the (i * 7 mod BURST)-th. */
+  for (size_t j = 0; j < BURST; ++j) {
+    size_t i = (j * 7) % BURST;
+    ASSERT_OK(dart_put(gptr_at(seg, next, i * sizeof(long)), &vals[i], 1,
+                       DART_TYPE_LONG, DART_TYPE_LONG));
+  }
+  ASSERT_OK(dart_flush(gptr_at(seg, next, 0)));
+  ASSERT_OK(dart_barrier(c->team));
+  check_fill(DART_TYPE_LONG, local_base(seg, c->me), BURST,
+             key(c->global_of[prev], 31));
+
+  STAGE("%s: burst of %d single-element gets", c->label, BURST);
+  memset(vals, POISON, BURST * sizeof(long));
+  for (size_t j = 0; j < BURST; ++j) {
+    size_t i = (j * 11) % BURST;
+    ASSERT_OK(dart_get(&vals[i], gptr_at(seg, next, i * sizeof(long)), 1,
+                       DART_TYPE_LONG, DART_TYPE_LONG));
+  }
+  ASSERT_OK(dart_flush_local(gptr_at(seg, next, 0)));
+  check_fill(DART_TYPE_LONG, vals, BURST,
+             key(c->global_of[c->me], 31));
+
+  /* dart_flush_all must complete every put of a burst into memory from
+   * dart_memalloc (the local pool's MPI_Win_create window), also the puts
+   * the MPI library still queues for a target that is busy elsewhere:
+   * Open MPI 4.1's osc/ucx MPI_Win_flush_all does not wait for those. */
+  dart_gptr_t mine, *pools = xmalloc((size_t)c->n * sizeof *pools);
+  ASSERT_OK(dart_memalloc(BURST, DART_TYPE_LONG, &mine));
+  ASSERT_OK(dart_allgather(&mine, pools, sizeof mine, DART_TYPE_BYTE, c->team));
+  long *landed = NULL;
+  ASSERT_OK(dart_gptr_getaddr(mine, (void **)&landed));
+  enum { ROUNDS = 30 };
+  for (int r = 0; r < ROUNDS; ++r) {
+    STAGE("%s: burst of %d puts into local-pool memory + dart_flush_all "
+          "(round %d)", c->label, BURST, r);
+    fill(DART_TYPE_LONG, vals, BURST, key(c->global_of[c->me], 40 + r));
+    for (size_t i = 0; i < BURST; ++i) {
+      dart_gptr_t g = pools[next];
+      g.addr_or_offs.offset += i * sizeof(long);
+      ASSERT_OK(dart_put(g, &vals[i], 1, DART_TYPE_LONG, DART_TYPE_LONG));
+    }
+    ASSERT_OK(dart_flush_all(pools[next]));
+    ASSERT_OK(dart_barrier(c->team));
+    check_fill(DART_TYPE_LONG, landed, BURST,
+               key(c->global_of[prev], 40 + r));
+    ASSERT_OK(dart_barrier(c->team));
+  }
+  ASSERT_OK(dart_memfree(mine));
+  free(pools);
+  free(vals);
+  ASSERT_OK(dart_barrier(c->team));
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
+/* ---------------------------------------------------------------------
+ * Handles.
+ * --------------------------------------------------------------------- */
+
+/* Calls `test` until it reports completion; it must make progress. */
+#define TEST_UNTIL_DONE(call, done)                                        \
+  do {                                                                     \
+    double t0_ = now();                                                    \
+    (done) = 0;                                                            \
+    while (!(done)) {                                                      \
+      ASSERT_OK(call);                                                     \
+      if (!(done) && now() - t0_ > 30) {                                   \
+        FAILF("%s never reported completion", #call);                      \
+      }                                                                    \
+    }                                                                      \
+  } while (0)
+
+static void test_handles(const struct ctx *c)
+{
+  dart_gptr_t seg = alloc_portions(c, (size_t)c->n * SLOT * sizeof(long));
+  size_t all = (size_t)c->n * SLOT;
+  long *src = xmalloc(all * sizeof(long));
+  long *dst = xmalloc(all * sizeof(long));
+  dart_handle_t *h = xmalloc((size_t)c->n * sizeof *h);
+  int32_t done;
+
+  STAGE("%s: put_handle to every unit + dart_waitall", c->label);
+  for (int t = 0; t < c->n; ++t) {
+    fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
+         key(c->global_of[c->me], 40 + t));
+    h[t] = (dart_handle_t)0x1234;
+    ASSERT_OK(dart_put_handle(gptr_at(seg, t,
+                                      (size_t)c->me * SLOT * sizeof(long)),
+                              src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
+                              DART_TYPE_LONG, &h[t]));
+    check_handle(c, t, h[t]);
+  }
+  ASSERT_OK(dart_waitall(h, (size_t)c->n));
+  for (int t = 0; t < c->n; ++t) {
+    ASSERT(h[t] == DART_HANDLE_NULL);
+  }
+  ASSERT_OK(dart_barrier(c->team));
+  check_round(c, seg, 40);
+
+  STAGE("%s: get_handle + dart_wait_local / dart_wait", c->label);
+  memset(dst, POISON, all * sizeof(long));
+  for (int t = 0; t < c->n; ++t) {
+    dart_handle_t g = (dart_handle_t)0x1234;
+    ASSERT_OK(dart_get_handle(dst + (size_t)t * SLOT,
+                              gptr_at(seg, t,
+                                      (size_t)c->me * SLOT * sizeof(long)),
+                              SLOT, DART_TYPE_LONG, DART_TYPE_LONG, &g));
+    check_handle(c, t, g);
+    if (t % 2 == 0) {
+      ASSERT_OK(dart_wait_local(&g));
+    } else {
+      ASSERT_OK(dart_wait(&g));
+    }
+    ASSERT(g == DART_HANDLE_NULL);
+    check_fill(DART_TYPE_LONG, dst + (size_t)t * SLOT, SLOT,
+               key(c->global_of[c->me], 40 + t));
+  }
+  ASSERT_OK(dart_barrier(c->team));
+
+  STAGE("%s: put_handle + dart_wait / dart_test loop", c->label);
+  for (int t = 0; t < c->n; ++t) {
+    fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
+         key(c->global_of[c->me], 48 + t));
+    dart_handle_t p = DART_HANDLE_NULL;
+    ASSERT_OK(dart_put_handle(gptr_at(seg, t,
+                                      (size_t)c->me * SLOT * sizeof(long)),
+                              src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
+                              DART_TYPE_LONG, &p));
+    check_handle(c, t, p);
+    if (t % 2 == 0) {
+      ASSERT_OK(dart_wait(&p));
+    } else {
+      TEST_UNTIL_DONE(dart_test(&p, &done), done);
+    }
+    ASSERT(p == DART_HANDLE_NULL);
+  }
+  ASSERT_OK(dart_barrier(c->team));
+  check_round(c, seg, 48);
+
+  STAGE("%s: get_handle + dart_test_local loop", c->label);
+  memset(dst, POISON, all * sizeof(long));
+  for (int t = 0; t < c->n; ++t) {
+    dart_handle_t g = DART_HANDLE_NULL;
+    int o = (c->me + 1) % c->n;
+    ASSERT_OK(dart_get_handle(dst + (size_t)t * SLOT,
+                              gptr_at(seg, t,
+                                      (size_t)o * SLOT * sizeof(long)), SLOT,
+                              DART_TYPE_LONG, DART_TYPE_LONG, &g));
+    check_handle(c, t, g);
+    TEST_UNTIL_DONE(dart_test_local(&g, &done), done);
+    ASSERT(g == DART_HANDLE_NULL);
+    check_fill(DART_TYPE_LONG, dst + (size_t)t * SLOT, SLOT,
+               key(c->global_of[o], 48 + t));
+  }
+  ASSERT_OK(dart_barrier(c->team));
+
+  STAGE("%s: dart_testall loop over puts (with NULL entries)", c->label);
+  dart_handle_t *hh = xmalloc(2 * (size_t)c->n * sizeof *hh);
+  for (int t = 0; t < c->n; ++t) {
+    fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
+         key(c->global_of[c->me], 56 + t));
+    hh[2 * t] = DART_HANDLE_NULL;
+    ASSERT_OK(dart_put_handle(gptr_at(seg, t,
+                                      (size_t)c->me * SLOT * sizeof(long)),
+                              src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
+                              DART_TYPE_LONG, &hh[2 * t + 1]));
+  }
+  TEST_UNTIL_DONE(dart_testall(hh, 2 * (size_t)c->n, &done), done);
+  for (int i = 0; i < 2 * c->n; ++i) {
+    ASSERT(hh[i] == DART_HANDLE_NULL);
+  }
+  ASSERT_OK(dart_barrier(c->team));
+  check_round(c, seg, 56);
+
+  STAGE("%s: dart_testall_local loop / dart_waitall_local over gets",
+        c->label);
+  memset(dst, POISON, all * sizeof(long));
+  for (int t = 0; t < c->n; ++t) {
+    ASSERT_OK(dart_get_handle(dst + (size_t)t * SLOT,
+                              gptr_at(seg, t,
+                                      (size_t)c->me * SLOT * sizeof(long)),
+                              SLOT, DART_TYPE_LONG, DART_TYPE_LONG, &h[t]));
+  }
+  TEST_UNTIL_DONE(dart_testall_local(h, (size_t)c->n, &done), done);
+  for (int t = 0; t < c->n; ++t) {
+    ASSERT(h[t] == DART_HANDLE_NULL);
+    check_fill(DART_TYPE_LONG, dst + (size_t)t * SLOT, SLOT,
+               key(c->global_of[c->me], 56 + t));
+  }
+  memset(dst, POISON, all * sizeof(long));
+  for (int t = 0; t < c->n; ++t) {
+    ASSERT_OK(dart_get_handle(dst + (size_t)t * SLOT,
+                              gptr_at(seg, t,
+                                      (size_t)c->me * SLOT * sizeof(long)),
+                              SLOT, DART_TYPE_LONG, DART_TYPE_LONG, &h[t]));
+  }
+  ASSERT_OK(dart_waitall_local(h, (size_t)c->n));
+  for (int t = 0; t < c->n; ++t) {
+    ASSERT(h[t] == DART_HANDLE_NULL);
+    check_fill(DART_TYPE_LONG, dst + (size_t)t * SLOT, SLOT,
+               key(c->global_of[c->me], 56 + t));
+  }
+  ASSERT_OK(dart_barrier(c->team));
+
+  /* Freed handles: the transfer still happens, a flush completes it. */
+  STAGE("%s: put_handle + dart_handle_free + dart_flush", c->label);
+  for (int t = 0; t < c->n; ++t) {
+    fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
+         key(c->global_of[c->me], 32 + t));
+    ASSERT_OK(dart_put_handle(gptr_at(seg, t,
+                                      (size_t)c->me * SLOT * sizeof(long)),
+                              src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
+                              DART_TYPE_LONG, &h[t]));
+    ASSERT_OK(dart_handle_free(&h[t]));
+    ASSERT(h[t] == DART_HANDLE_NULL);
+  }
+  ASSERT_OK(dart_flush_all(seg));
+  ASSERT_OK(dart_barrier(c->team));
+  check_round(c, seg, 32);
+  ASSERT_OK(dart_barrier(c->team));
+
+  /* A flush does not consume handles: they are waited for afterwards. */
+  STAGE("%s: handles survive a flush", c->label);
+  for (int t = 0; t < c->n; ++t) {
+    fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
+         key(c->global_of[c->me], 24 + t));
+    ASSERT_OK(dart_put_handle(gptr_at(seg, t,
+                                      (size_t)c->me * SLOT * sizeof(long)),
+                              src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
+                              DART_TYPE_LONG, &h[t]));
+  }
+  ASSERT_OK(dart_flush_all(seg));
+  for (int t = 0; t < c->n; ++t) {
+    ASSERT_OK(t % 2 == 0 ? dart_wait(&h[t]) : dart_wait_local(&h[t]));
+    ASSERT(h[t] == DART_HANDLE_NULL);
+  }
+  ASSERT_OK(dart_barrier(c->team));
+  check_round(c, seg, 24);
+  ASSERT_OK(dart_barrier(c->team));
+
+  STAGE("%s: NULL handles", c->label);
+  dart_handle_t null_h = DART_HANDLE_NULL;
+  ASSERT_OK(dart_wait(NULL));
+  ASSERT_OK(dart_wait(&null_h));
+  ASSERT_OK(dart_wait_local(NULL));
+  ASSERT_OK(dart_wait_local(&null_h));
+  ASSERT_OK(dart_handle_free(NULL));
+  ASSERT_OK(dart_handle_free(&null_h));
+  done = 7;
+  ASSERT_OK(dart_test(NULL, &done));
+  ASSERT_EQ(done, 1);
+  done = 7;
+  ASSERT_OK(dart_test(&null_h, &done));
+  ASSERT_EQ(done, 1);
+  done = 7;
+  ASSERT_OK(dart_test_local(NULL, &done));
+  ASSERT_EQ(done, 1);
+  done = 7;
+  ASSERT_OK(dart_test_local(&null_h, &done));
+  ASSERT_EQ(done, 1);
+  ASSERT(null_h == DART_HANDLE_NULL);
+  dart_handle_t nulls[3] = { DART_HANDLE_NULL, DART_HANDLE_NULL,
+                             DART_HANDLE_NULL };
+  ASSERT_OK(dart_waitall(NULL, 3));
+  ASSERT_OK(dart_waitall(nulls, 0));
+  ASSERT_OK(dart_waitall(nulls, 3));
+  ASSERT_OK(dart_waitall_local(NULL, 3));
+  ASSERT_OK(dart_waitall_local(nulls, 3));
+  done = 7;
+  ASSERT_OK(dart_testall(NULL, 0, &done));
+  ASSERT_EQ(done, 1);
+  done = 7;
+  ASSERT_OK(dart_testall(nulls, 0, &done));
+  ASSERT_EQ(done, 1);
+  done = 7;
+  ASSERT_OK(dart_testall(nulls, 3, &done));
+  ASSERT_EQ(done, 1);
+  done = 7;
+  ASSERT_OK(dart_testall_local(nulls, 3, &done));
+  ASSERT_EQ(done, 1);
+  done = 7;
+  ASSERT_OK(dart_testall_local(NULL, 0, &done));
+  ASSERT_EQ(done, 1);
+
+  free(hh);
+  free(h);
+  free(src);
+  free(dst);
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
+/* ---------------------------------------------------------------------
+ * Memory model: local stores vs. remote access across a barrier.
+ * --------------------------------------------------------------------- */
+
+static void test_memory_model(const struct ctx *c)
+{
+  dart_gptr_t seg = alloc_portions(c, (size_t)c->n * SLOT * sizeof(long));
+  long *mine = (long *)local_base(seg, c->me);
+  long got[SLOT];
+  for (int round = 0; round < 2; ++round) {
+    /* (a) Store locally, barrier, everybody gets. */
+    STAGE("%s: local store, barrier, remote get (round %d)", c->label,
+          round);
+    for (int o = 0; o < c->n; ++o) {
+      fill(DART_TYPE_LONG, mine + (size_t)o * SLOT, SLOT,
+           key(c->global_of[c->me], 20 + round * 2 + o % 2));
+    }
+    ASSERT_OK(dart_barrier(c->team));
+    for (int t = 0; t < c->n; ++t) {
+      memset(got, POISON, sizeof got);
+      ASSERT_OK(dart_get_blocking(got,
+                                  gptr_at(seg, t,
+                                          (size_t)c->me * SLOT * sizeof(long)),
+                                  SLOT, DART_TYPE_LONG, DART_TYPE_LONG));
+      check_fill(DART_TYPE_LONG, got, SLOT,
+                 key(c->global_of[t], 20 + round * 2 + c->me % 2));
+    }
+    ASSERT_OK(dart_barrier(c->team));
+    /* (b) Put, flush, barrier, load locally (round 0: dart_put and
+     * dart_flush per target; round 1: dart_flush_all). */
+    STAGE("%s: put, flush, barrier, local load (round %d)", c->label,
+          round);
+    long *src = xmalloc((size_t)c->n * SLOT * sizeof(long));
+    for (int t = 0; t < c->n; ++t) {
+      long *s = src + (size_t)t * SLOT;
+      fill(DART_TYPE_LONG, s, SLOT, key(c->global_of[c->me], 10 + t % 4));
+      dart_gptr_t g = gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long));
+      ASSERT_OK(dart_put(g, s, SLOT, DART_TYPE_LONG, DART_TYPE_LONG));
+      if (round == 0) {
+        ASSERT_OK(dart_flush(g));
+      }
+    }
+    if (round == 1) {
+      ASSERT_OK(dart_flush_all(seg));
+    }
+    free(src);
+    ASSERT_OK(dart_barrier(c->team));
+    for (int o = 0; o < c->n; ++o) {
+      check_fill(DART_TYPE_LONG, mine + (size_t)o * SLOT, SLOT,
+                 key(c->global_of[o], 10 + c->me % 4));
+    }
+    ASSERT_OK(dart_barrier(c->team));
+  }
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
+static void pairwise(void)
+{
+  test_pairwise(&all_ctx, NPAIR_CASES);
+  if (sub != DART_TEAM_NULL) {
+    test_pairwise(&sub_ctx, 5);
+  }
+}
+
+static void nonblocking(void) { on_both_teams(test_nonblocking); }
+static void large_nonblocking(void) { test_large_nonblocking(&all_ctx); }
+static void burst(void) { test_burst(&all_ctx); }
+static void handles(void) { on_both_teams(test_handles); }
+static void memory_model(void) { on_both_teams(test_memory_model); }
+
+static const struct test_case cases[] = {
+  { "pairwise", pairwise },
+  { "nonblocking", nonblocking },
+  { "large_nonblocking", large_nonblocking },
+  { "burst", burst },
+  { "handles", handles },
+  { "memory_model", memory_model },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup, teardown);
+}
