@@ -1,5 +1,5 @@
 /* One-element accumulates that go through MPI are gathered per target and
- * sent at the next flush (dart-impl/mpi/acc_batch.h). Checked exactly,
+ * sent at the next flush (dart-impl/mpi/rma/acc_batch.h). Checked exactly,
  * on allocated and registered segments:
  * - random scatter: every unit sends many updates (BXOR on unsigned long
  *   long, SUM on int, BOR on char) to random words of every unit, with

@@ -9,7 +9,7 @@
  * pattern. Across simulated nodes every call goes through MPI RMA: with
  * Open MPI 4.1's osc/ucx, concurrent RMA calls without the runtime's
  * serialization failed with MPI_ERR_OTHER and read back wrong data
- * (dart-impl/mpi/mpi_serialize.h).
+ * (dart-impl/mpi/core/serialize.h).
  *
  * dart_init_thread documents DART_THREAD_MULTIPLE when MPI grants
  * MPI_THREAD_MULTIPLE (init.c); if it grants DART_THREAD_SINGLE the
