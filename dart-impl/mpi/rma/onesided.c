@@ -85,6 +85,43 @@ cached_direct(const void *local, dart_gptr_t gptr, size_t nelem,
   return target_cached(gptr, *bytes, direct);
 }
 
+/* Copies between local memory and a mapped target: up to 64 bytes as at
+ * most four pairs of fixed-size moves (overlapping where `bytes` is no
+ * power of two), which spares the call into the C library and its size
+ * dispatch; larger copies are the library's. The two ranges never
+ * overlap. */
+#define FIXED_MOVE(dst, src, n)                                             \
+  do {                                                                      \
+    char fixed_move_[n];                                                    \
+    memcpy(fixed_move_, (src), (n));                                        \
+    memcpy((dst), fixed_move_, (n));                                        \
+  } while (0)
+static inline void direct_copy(char *dst, const char *src, size_t bytes)
+{
+  if (bytes > 64) {
+    memcpy(dst, src, bytes);
+  } else if (bytes >= 16) {
+    FIXED_MOVE(dst, src, 16);
+    FIXED_MOVE(dst + bytes - 16, src + bytes - 16, 16);
+    if (bytes > 32) {
+      FIXED_MOVE(dst + 16, src + 16, 16);
+      FIXED_MOVE(dst + bytes - 32, src + bytes - 32, 16);
+    }
+  } else if (bytes >= 8) {
+    FIXED_MOVE(dst, src, 8);
+    FIXED_MOVE(dst + bytes - 8, src + bytes - 8, 8);
+  } else if (bytes >= 4) {
+    FIXED_MOVE(dst, src, 4);
+    FIXED_MOVE(dst + bytes - 4, src + bytes - 4, 4);
+  } else if (bytes >= 2) {
+    FIXED_MOVE(dst, src, 2);
+    FIXED_MOVE(dst + bytes - 2, src + bytes - 2, 2);
+  } else if (bytes == 1) {
+    *dst = *src;
+  }
+}
+#undef FIXED_MOVE
+
 /* The rare tails of the two functions below, out of line so that an
  * element-sized access makes no call and needs no stack frame: they are
  * reached by tail calls. */
@@ -92,7 +129,7 @@ static __attribute__((noinline)) dart_ret_t
 direct_put_any_size(char *direct, const void *src, size_t bytes,
                     bool complete)
 {
-  memcpy(direct, src, bytes);
+  direct_copy(direct, src, bytes);
   direct_put_completed(complete);
   return DART_OK;
 }
@@ -100,7 +137,7 @@ direct_put_any_size(char *direct, const void *src, size_t bytes,
 static __attribute__((noinline)) dart_ret_t
 direct_get_any_size(void *dest, const char *direct, size_t bytes)
 {
-  memcpy(dest, direct, bytes);
+  direct_copy(dest, direct, bytes);
   target_direct_progress();
   return DART_OK;
 }
