@@ -65,23 +65,35 @@ MPI_Datatype mpi_minmax_type(dart_datatype_t type)
   return minmax_type[type];
 }
 
-static bool library_is_open_mpi(void)
+/* Whether the library is Open MPI, and its major version (0 where the
+ * version string does not say). MPI_Get_library_version may be called
+ * before MPI_Init. */
+static bool library_is_open_mpi_major(int *major)
 {
-  /* MPI_Get_library_version may be called before MPI_Init. */
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
   int len = 0;
   MPI_Get_library_version(version, &len);
-  return strncmp(version, "Open MPI", 8) == 0;
+  *major = 0;
+  if (strncmp(version, "Open MPI", 8) != 0) {
+    return false;
+  }
+  if (sscanf(version, "Open MPI v%d.", major) != 1) {
+    *major = 0;
+  }
+  return true;
+}
+
+static bool library_is_open_mpi(void)
+{
+  int major;
+  return library_is_open_mpi_major(&major);
 }
 
 bool mpi_quirks_serialize_rma(int thread_level)
 {
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-  int len = 0;
-  int major = 0;
-  MPI_Get_library_version(version, &len);
+  int major;
   return thread_level >= MPI_THREAD_MULTIPLE &&
-         sscanf(version, "Open MPI v%d.", &major) == 1 && major < 5;
+         library_is_open_mpi_major(&major) && major > 0 && major < 5;
 }
 
 void mpi_quirks_before_init(void)
@@ -99,7 +111,8 @@ void mpi_quirks_before_init(void)
 /* Open MPI names a window "<component> window <n>": an empty probe window
  * made as DART's segments are (MPI_Win_create) tells which one-sided
  * component serves them. `component` stays empty under other MPIs. */
-static int probe_window(MPI_Comm world, char *component, size_t size)
+static int probe_window(MPI_Comm world, bool open_mpi, char *component,
+                        size_t size)
 {
   MPI_Win probe = MPI_WIN_NULL;
   int err = MPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, world, &probe);
@@ -108,7 +121,7 @@ static int probe_window(MPI_Comm world, char *component, size_t size)
   }
   char name[MPI_MAX_OBJECT_NAME] = "";
   int len = 0;
-  if (library_is_open_mpi()) {
+  if (open_mpi) {
     MPI_Win_get_name(probe, name, &len);
   }
   MPI_Win_free(&probe);
@@ -139,7 +152,7 @@ dart_ret_t mpi_quirks_detect(const char *call, MPI_Comm world)
   }
   char osc[32] = "";
   /* Collective: every member learns the same outcome. */
-  int err = probe_window(world, osc, sizeof osc);
+  int err = probe_window(world, open_mpi, osc, sizeof osc);
   int ok = err == MPI_SUCCESS, all_ok = 0;
   if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, world) !=
         MPI_SUCCESS || !all_ok) {
