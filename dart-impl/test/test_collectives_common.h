@@ -1,6 +1,7 @@
 /* Shared part of the collective test programs (test_collectives_move.c:
- * barrier, data movement and the argument errors; test_collectives_reduce.c:
- * reductions, MINMAX and user operations). The calls are those of
+ * barrier, bcast, allgather, alltoall and the argument errors;
+ * test_collectives_gather.c: scatter, gather and allgatherv;
+ * test_collectives_reduce.c: reductions, MINMAX and user operations). The calls are those of
  * dart-if/include/dash/dart/if/dart_communication.h, with the types and
  * operations of dart_types.h; docs/design.md, "Collectives and the
  * polling barrier", says how they run. Every case runs on DART_TEAM_ALL
@@ -255,6 +256,20 @@ static inline struct mat2 mat_operand(int u, size_t i)
 static dart_operation_t triple_op = DART_OP_UNDEFINED;
 static dart_operation_t concat_op = DART_OP_UNDEFINED;
 static dart_operation_t mat_op = DART_OP_UNDEFINED;
+
+/* The buffer modes of the collectives with an in-place form: a separate
+ * send buffer, in place through NULL, or in place through the receive
+ * buffer itself. */
+enum { MODE_SEPARATE, MODE_NULL, MODE_SAME };
+static const char *const mode_name[] = { "separate buffers",
+                                         "in place (NULL)",
+                                         "in place (sendbuf == recvbuf)" };
+
+static inline const void *mode_sendbuf(int mode, const void *send,
+                                       const void *recv)
+{
+  return mode == MODE_SEPARATE ? send : mode == MODE_NULL ? NULL : recv;
+}
 
 static inline void test_barrier(const struct team_ctx *c)
 {

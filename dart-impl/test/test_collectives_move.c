@@ -1,7 +1,8 @@
-/* Barrier, data movement with every basic type and a custom type
- * (dart-if/include/dash/dart/if/dart_communication.h), and the argument
- * errors every unit makes alike, with live and with destroyed types and
- * operations; the runtime still works afterwards. Shared part:
+/* Barrier, bcast, allgather and alltoall with every basic type and a
+ * custom type (dart-if/include/dash/dart/if/dart_communication.h), and the
+ * argument errors every unit makes alike, with live and with destroyed
+ * types and operations; the runtime still works afterwards. Scatter,
+ * gather and allgatherv are test_collectives_gather.c's. Shared part:
  * test_collectives_common.h. */
 #include "test_collectives_common.h"
 
@@ -52,83 +53,6 @@ static void test_bcast(const struct team_ctx *c)
   ASSERT_POISON(zero, 0, sizeof zero);
 }
 
-static void one_scatter(const struct team_ctx *c, dart_datatype_t t,
-                        size_t nelem, int root)
-{
-  size_t bytes = nelem * tsize(t);
-  STAGE("%s: scatter root %d type %s nelem %zu", c->label, root, tname(t),
-        nelem);
-  unsigned char *send = NULL;
-  if (c->me == root) {
-    send = xmalloc((size_t)c->n * bytes);
-    for (int j = 0; j < c->n; ++j) {
-      fill_block(t, send, (size_t)j * nelem, nelem, key(root, j));
-    }
-  }
-  unsigned char *recv = xmalloc(bytes);
-  memset(recv, POISON, bytes);
-  /* sendbuf is ignored on non-roots: they pass NULL. */
-  ASSERT_OK(dart_scatter(send, recv, nelem, t, DART_TEAM_UNIT_ID(root),
-                         c->team));
-  check_block(t, recv, 0, nelem, key(root, c->me));
-  for (int j = 0; send != NULL && j < c->n; ++j) {
-    check_block(t, send, (size_t)j * nelem, nelem, key(root, j));
-  }
-  free(send);
-  free(recv);
-}
-
-static void one_gather(const struct team_ctx *c, dart_datatype_t t,
-                       size_t nelem, int root, bool null_off_root)
-{
-  size_t bytes = nelem * tsize(t), total = (size_t)c->n * bytes;
-  STAGE("%s: gather root %d type %s nelem %zu", c->label, root, tname(t),
-        nelem);
-  unsigned char *send = xmalloc(bytes);
-  fill_block(t, send, 0, nelem, key(root, c->me));
-  /* recvbuf is ignored on non-roots: NULL, or a buffer that must stay
-   * untouched. */
-  unsigned char *recv = NULL;
-  if (c->me == root || !null_off_root) {
-    recv = xmalloc(total);
-    memset(recv, POISON, total);
-  }
-  ASSERT_OK(dart_gather(send, recv, nelem, t, DART_TEAM_UNIT_ID(root),
-                        c->team));
-  if (c->me == root) {
-    for (int j = 0; j < c->n; ++j) {
-      check_block(t, recv, (size_t)j * nelem, nelem, key(root, j));
-    }
-  } else if (recv != NULL) {
-    ASSERT_POISON(recv, 0, total);
-  }
-  check_block(t, send, 0, nelem, key(root, c->me));
-  free(send);
-  free(recv);
-}
-
-static void test_scatter_gather(const struct team_ctx *c)
-{
-  static const size_t nelems[] = { 1, 9, 37 };
-  dart_datatype_t types[8];
-  int ntypes = (int)movement_types(types);
-  /* Every type and every root (at least twice), counts rotating. */
-  int rounds = 2 * c->n > ntypes ? 2 * c->n : ntypes;
-  for (int k = 0; k < rounds; ++k) {
-    int root = k % c->n;
-    one_scatter(c, types[k % ntypes], nelems[k % 3], root);
-    one_gather(c, types[(k + 3) % ntypes], nelems[(k + 1) % 3], root,
-               (k / c->n) % 2 == 0);
-  }
-  one_scatter(c, DART_TYPE_INT, 1000, c->n - 1);
-  one_gather(c, DART_TYPE_INT, 1000, c->n - 1, false);
-}
-
-enum { MODE_SEPARATE, MODE_NULL, MODE_SAME };
-static const char *const mode_name[] = { "separate buffers",
-                                         "in place (NULL)",
-                                         "in place (sendbuf == recvbuf)" };
-
 static void one_allgather(const struct team_ctx *c, dart_datatype_t t,
                           size_t nelem, int mode)
 {
@@ -144,10 +68,8 @@ static void one_allgather(const struct team_ctx *c, dart_datatype_t t,
   } else {
     fill_block(t, recv, (size_t)c->me * nelem, nelem, key(c->me, mode));
   }
-  const void *arg = mode == MODE_SEPARATE ? send
-                    : mode == MODE_NULL   ? NULL
-                                          : recv;
-  ASSERT_OK(dart_allgather(arg, recv, nelem, t, c->team));
+  ASSERT_OK(dart_allgather(mode_sendbuf(mode, send, recv), recv, nelem, t,
+                           c->team));
   for (int j = 0; j < c->n; ++j) {
     check_block(t, recv, (size_t)j * nelem, nelem, key(j, mode));
   }
@@ -169,73 +91,6 @@ static void test_allgather(const struct team_ctx *c)
   one_allgather(c, DART_TYPE_SHORT, 37, MODE_SAME);
 }
 
-static void test_allgatherv(const struct team_ctx *c)
-{
-  const dart_datatype_t types[] = { DART_TYPE_INT, DART_TYPE_BYTE,
-                                    DART_TYPE_DOUBLE, DART_TYPE_LONG_DOUBLE,
-                                    triple_type };
-  const int ntypes = (int)(sizeof types / sizeof types[0]);
-  size_t n = (size_t)c->n;
-  size_t *cnt = xmalloc(n * sizeof(size_t));
-  size_t *displ = xmalloc(n * sizeof(size_t));
-  for (int variant = 0; variant < 2; ++variant) {
-    /* Unit 1 (mod 3) contributes nothing; the others 1..5 elements
-     * (variant 0) or more than the count limit (variant 1). Blocks lie
-     * in reverse unit order with gaps of 3 elements before, between and
-     * after them. */
-    for (size_t u = 0; u < n; ++u) {
-      cnt[u] = u % 3 == 1 ? 0 : variant == 0 ? 1 + u % 5 : 8 + 3 * u;
-    }
-    size_t total = 2;
-    for (size_t u = n; u-- > 0;) {
-      displ[u] = total;
-      total += cnt[u] + 3;
-    }
-    bool *covered = xmalloc(total * sizeof(bool));
-    memset(covered, 0, total * sizeof(bool));
-    for (size_t u = 0; u < n; ++u) {
-      for (size_t i = 0; i < cnt[u]; ++i) {
-        covered[displ[u] + i] = true;
-      }
-    }
-    size_t mine = cnt[c->me];
-    for (int ti = 0; ti < ntypes; ++ti) {
-      dart_datatype_t t = types[ti];
-      size_t es = tsize(t);
-      int mode = (variant * ntypes + ti) % 3;
-      STAGE("%s: allgatherv variant %d type %s, %s", c->label, variant,
-            tname(t), mode_name[mode]);
-      int kv = variant * 3 + mode;
-      unsigned char *recv = xmalloc(total * es);
-      memset(recv, POISON, total * es);
-      unsigned char *send = NULL;
-      if (mode == MODE_SEPARATE) {
-        send = xmalloc(mine * es);
-        fill_block(t, send, 0, mine, key(c->me, kv));
-      } else {
-        fill_block(t, recv, displ[c->me], mine, key(c->me, kv));
-      }
-      const void *arg = mode == MODE_SEPARATE ? send
-                        : mode == MODE_NULL   ? NULL
-                                              : recv;
-      ASSERT_OK(dart_allgatherv(arg, mine, t, recv, cnt, displ, c->team));
-      for (size_t u = 0; u < n; ++u) {
-        check_block(t, recv, displ[u], cnt[u], key((int)u, kv));
-      }
-      for (size_t e = 0; e < total; ++e) {
-        if (!covered[e]) {
-          ASSERT_POISON(recv, e * es, es);
-        }
-      }
-      free(send);
-      free(recv);
-    }
-    free(covered);
-  }
-  free(cnt);
-  free(displ);
-}
-
 static void one_alltoall(const struct team_ctx *c, dart_datatype_t t,
                          size_t nelem, int mode)
 {
@@ -255,10 +110,8 @@ static void one_alltoall(const struct team_ctx *c, dart_datatype_t t,
   for (int j = 0; j < c->n; ++j) {
     fill_block(t, input, (size_t)j * nelem, nelem, key(c->me, j));
   }
-  const void *arg = mode == MODE_SEPARATE ? send
-                    : mode == MODE_NULL   ? NULL
-                                          : recv;
-  ASSERT_OK(dart_alltoall(arg, recv, nelem, t, c->team));
+  ASSERT_OK(dart_alltoall(mode_sendbuf(mode, send, recv), recv, nelem, t,
+                          c->team));
   for (int i = 0; i < c->n; ++i) {
     check_block(t, recv, (size_t)i * nelem, nelem, key(i, c->me));
   }
@@ -543,9 +396,7 @@ static void movement_on(const struct team_ctx *c)
 {
   test_barrier(c);
   test_bcast(c);
-  test_scatter_gather(c);
   test_allgather(c);
-  test_allgatherv(c);
   test_alltoall(c);
 }
 

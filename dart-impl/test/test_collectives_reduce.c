@@ -16,20 +16,13 @@ static const char *const red_mode_name[] = { "allreduce",
 
 static const char *op_name(dart_operation_t op)
 {
-  switch (op) {
-  case DART_OP_MIN:    return "MIN";
-  case DART_OP_MAX:    return "MAX";
-  case DART_OP_MINMAX: return "MINMAX";
-  case DART_OP_SUM:    return "SUM";
-  case DART_OP_PROD:   return "PROD";
-  case DART_OP_BAND:   return "BAND";
-  case DART_OP_LAND:   return "LAND";
-  case DART_OP_BOR:    return "BOR";
-  case DART_OP_LOR:    return "LOR";
-  case DART_OP_BXOR:   return "BXOR";
-  case DART_OP_LXOR:   return "LXOR";
-  default:             return "user/other";
-  }
+  static const char *const names[DART_OP_LAST] = {
+    [DART_OP_MIN] = "MIN",   [DART_OP_MAX] = "MAX",   [DART_OP_SUM] = "SUM",
+    [DART_OP_PROD] = "PROD", [DART_OP_BAND] = "BAND", [DART_OP_LAND] = "LAND",
+    [DART_OP_BOR] = "BOR",   [DART_OP_LOR] = "LOR",   [DART_OP_BXOR] = "BXOR",
+    [DART_OP_LXOR] = "LXOR", [DART_OP_MINMAX] = "MINMAX",
+  };
+  return op < DART_OP_LAST && names[op] != NULL ? names[op] : "user/other";
 }
 
 /* Pseudo-random full-width bits for the bitwise operations. */
@@ -78,6 +71,39 @@ static int prod_index(int u, size_t i)
     }                                                                    \
   } while (0)
 
+/* Runs one reduction of `nelem` elements of `es` bytes in `mode` and
+ * returns the result buffer; NULL off the root of a reduce, where the
+ * receive buffer must stay untouched (and is passed as NULL for odd roots
+ * when null_off_root: recvbuf is ignored there). `send` is only read (not
+ * const: GCC's -Wmaybe-uninitialized takes the MINMAX operands, filled
+ * pair by pair, for possibly unset). */
+static void *run_reduction(const struct team_ctx *c, void *send,
+                           size_t nelem, size_t es, dart_datatype_t t,
+                           dart_operation_t op, int mode, int root,
+                           bool null_off_root)
+{
+  size_t bytes = nelem * es;
+  unsigned char *recv = xmalloc(bytes);
+  memset(recv, POISON, bytes);
+  if (mode == MODE_ALL) {
+    ASSERT_OK(dart_allreduce(send, recv, nelem, t, op, c->team));
+  } else if (mode == MODE_ALL_IN_PLACE) {
+    memcpy(recv, send, bytes);
+    ASSERT_OK(dart_allreduce(recv, recv, nelem, t, op, c->team));
+  } else {
+    bool off_root = c->me != root;
+    void *dst = off_root && null_off_root && root % 2 == 1 ? NULL : recv;
+    ASSERT_OK(dart_reduce(send, dst, nelem, t, op, DART_TEAM_UNIT_ID(root),
+                          c->team));
+    if (off_root) {
+      ASSERT_POISON(recv, 0, bytes);
+      free(recv);
+      return NULL;
+    }
+  }
+  return recv;
+}
+
 /* The check body shared by integer and floating reductions: unit me
  * contributes operand(op, me, i); the expected result folds all units'
  * operands with the same C operation. */
@@ -86,9 +112,8 @@ static int prod_index(int u, size_t i)
                            dart_operation_t op, size_t nelem, int mode,   \
                            int root)                                      \
   {                                                                        \
-    size_t bytes = nelem * sizeof(CT);                                     \
-    CT *send = xmalloc(bytes), *recv = xmalloc(bytes);                     \
-    CT *want = xmalloc(bytes);                                             \
+    CT *send = xmalloc(nelem * sizeof(CT));                                \
+    CT *want = xmalloc(nelem * sizeof(CT));                                \
     for (size_t i = 0; i < nelem; ++i) {                                   \
       send[i] = operand_##SUF(op, c->me, i);                               \
       want[i] = operand_##SUF(op, 0, i);                                   \
@@ -96,30 +121,16 @@ static int prod_index(int u, size_t i)
         want[i] = fold_##SUF(op, want[i], operand_##SUF(op, u, i));        \
       }                                                                    \
     }                                                                      \
-    memset(recv, POISON, bytes);                                           \
-    bool has_result = mode != MODE_ROOT || c->me == root;                  \
-    if (mode == MODE_ALL) {                                                \
-      ASSERT_OK(dart_allreduce(send, recv, nelem, t, op, c->team));             \
-    } else if (mode == MODE_ALL_IN_PLACE) {                                \
-      memcpy(recv, send, bytes);                                           \
-      ASSERT_OK(dart_allreduce(recv, recv, nelem, t, op, c->team));             \
-    } else {                                                               \
-      /* recvbuf is ignored off the root: NULL for odd roots. */           \
-      void *dst = !has_result && root % 2 == 1 ? NULL : (void *)recv;      \
-      ASSERT_OK(dart_reduce(send, dst, nelem, t, op, DART_TEAM_UNIT_ID(root),   \
-                            c->team));                                          \
-    }                                                                      \
+    CT *recv = run_reduction(c, send, nelem, sizeof(CT), t, op, mode, root, \
+                             true);                                        \
     for (size_t i = 0; i < nelem; ++i) {                                   \
       if (send[i] != operand_##SUF(op, c->me, i)) {                        \
-        FAILF("sendbuf element %zu was modified", i);       \
+        FAILF("sendbuf element %zu was modified", i);                      \
       }                                                                    \
-      if (has_result && recv[i] != want[i]) {                              \
-        FAILF("element %zu: got %Lg, expected %Lg", i,      \
-    (long double)recv[i], (long double)want[i]);            \
+      if (recv != NULL && recv[i] != want[i]) {                            \
+        FAILF("element %zu: got %Lg, expected %Lg", i,                     \
+              (long double)recv[i], (long double)want[i]);                 \
       }                                                                    \
-    }                                                                      \
-    if (!has_result) {                                                     \
-      ASSERT_POISON(recv, 0, bytes);                              \
     }                                                                      \
     free(send);                                                            \
     free(recv);                                                            \
@@ -229,27 +240,27 @@ static const struct {
   { DART_TYPE_LONG_DOUBLE, K_FLOAT, reduce_long_double },
 };
 
+/* The valid operations of each kind of type: all of them on integers,
+ * the arithmetic ones on floating types, the bitwise ones on BYTE. */
 static const dart_operation_t integer_ops[] = {
   DART_OP_MIN,  DART_OP_MAX, DART_OP_SUM,  DART_OP_PROD, DART_OP_BAND,
   DART_OP_BOR,  DART_OP_BXOR, DART_OP_LAND, DART_OP_LOR, DART_OP_LXOR
 };
-static const dart_operation_t floating_ops[] = { DART_OP_MIN, DART_OP_MAX,
-                                                 DART_OP_SUM, DART_OP_PROD };
-static const dart_operation_t byte_ops[] = { DART_OP_BAND, DART_OP_BOR,
-                                             DART_OP_BXOR };
+static const struct {
+  const dart_operation_t *ops;
+  size_t                  nops;
+} ops_of[] = {
+  [K_BYTE] = { integer_ops + 4, 3 }, /* BAND, BOR, BXOR */
+  [K_SIGNED] = { integer_ops, 10 },
+  [K_UNSIGNED] = { integer_ops, 10 },
+  [K_FLOAT] = { integer_ops, 4 }, /* MIN, MAX, SUM, PROD */
+};
 
 static void test_reductions(const struct team_ctx *c)
 {
   for (size_t r = 0; r < NBASIC; ++r) {
-    const dart_operation_t *ops = integer_ops;
-    size_t nops = sizeof integer_ops / sizeof integer_ops[0];
-    if (reducers[r].kind == K_FLOAT) {
-      ops = floating_ops;
-      nops = sizeof floating_ops / sizeof floating_ops[0];
-    } else if (reducers[r].kind == K_BYTE) {
-      ops = byte_ops;
-      nops = sizeof byte_ops / sizeof byte_ops[0];
-    }
+    const dart_operation_t *ops = ops_of[reducers[r].kind].ops;
+    size_t nops = ops_of[reducers[r].kind].nops;
     /* Each pair through dart_allreduce (separate buffers or in place,
      * alternating; the type's first op with a count above the limit of
      * the countlimit runs) and through dart_reduce (roots rotating). A
@@ -317,8 +328,7 @@ static int mm_base_max(int u, size_t k)
                            size_t pairs, int mode, int root)               \
   {                                                                        \
     size_t nelem = 2 * pairs, bytes = nelem * sizeof(CT);                  \
-    CT *send = xmalloc(bytes), *recv = xmalloc(bytes);                     \
-    CT *want = xmalloc(bytes);                                             \
+    CT *send = xmalloc(bytes), *want = xmalloc(bytes);                     \
     for (size_t k = 0; k < pairs; ++k) {                                   \
       CT *s = send + 2 * k, *w = want + 2 * k;                             \
       s[DART_OP_MINMAX_MIN] = mm_value_##SUF(mm_base_min(c->me, k));       \
@@ -336,27 +346,14 @@ static int mm_base_max(int u, size_t k)
         }                                                                  \
       }                                                                    \
     }                                                                      \
-    memset(recv, POISON, bytes);                                           \
-    bool has_result = mode != MODE_ROOT || c->me == root;                  \
-    if (mode == MODE_ALL) {                                                \
-      ASSERT_OK(dart_allreduce(send, recv, nelem, t, DART_OP_MINMAX, c->team)); \
-    } else if (mode == MODE_ALL_IN_PLACE) {                                \
-      memcpy(recv, send, bytes);                                           \
-      ASSERT_OK(dart_allreduce(recv, recv, nelem, t, DART_OP_MINMAX, c->team)); \
-    } else {                                                               \
-      ASSERT_OK(dart_reduce(send, recv, nelem, t, DART_OP_MINMAX,               \
-                            DART_TEAM_UNIT_ID(root), c->team));                 \
-    }                                                                      \
-    if (has_result) {                                                      \
-      for (size_t i = 0; i < nelem; ++i) {                                 \
-        if (recv[i] != want[i]) {                                          \
-          FAILF("element %zu (%s of pair %zu): got %Lg, "   \
-      "expected %Lg", i, i % 2 ? "max" : "min", i / 2,      \
-      (long double)recv[i], (long double)want[i]);          \
-        }                                                                  \
+    CT *recv = run_reduction(c, send, nelem, sizeof(CT), t, DART_OP_MINMAX,  \
+                             mode, root, false);                           \
+    for (size_t i = 0; recv != NULL && i < nelem; ++i) {                   \
+      if (recv[i] != want[i]) {                                            \
+        FAILF("element %zu (%s of pair %zu): got %Lg, expected %Lg", i,    \
+              i % 2 ? "max" : "min", i / 2, (long double)recv[i],          \
+              (long double)want[i]);                                       \
       }                                                                    \
-    } else {                                                               \
-      ASSERT_POISON(recv, 0, bytes);                              \
     }                                                                      \
     free(send);                                                            \
     free(recv);                                                            \
@@ -405,33 +402,6 @@ static void test_minmax(const struct team_ctx *c)
   minmax_long_double(c, DART_TYPE_LONG_DOUBLE, 25, MODE_ALL, 0);
 }
 
-/* Runs one reduction of `nelem` elements of `es` bytes in `mode` and
- * returns the result buffer (NULL off the root of a reduce). */
-static void *run_user_reduction(const struct team_ctx *c,
-                                const void *send, size_t nelem, size_t es,
-                                dart_datatype_t t, dart_operation_t op,
-                                int mode, int root)
-{
-  size_t bytes = nelem * es;
-  unsigned char *recv = xmalloc(bytes);
-  memset(recv, POISON, bytes);
-  if (mode == MODE_ALL) {
-    ASSERT_OK(dart_allreduce(send, recv, nelem, t, op, c->team));
-  } else if (mode == MODE_ALL_IN_PLACE) {
-    memcpy(recv, send, bytes);
-    ASSERT_OK(dart_allreduce(recv, recv, nelem, t, op, c->team));
-  } else {
-    ASSERT_OK(dart_reduce(send, recv, nelem, t, op, DART_TEAM_UNIT_ID(root),
-                          c->team));
-    if (c->me != root) {
-      ASSERT_POISON(recv, 0, bytes);
-      free(recv);
-      return NULL;
-    }
-  }
-  return recv;
-}
-
 static void test_user_ops(const struct team_ctx *c)
 {
   static const size_t nelems[] = { 3, 10 };
@@ -450,9 +420,8 @@ static void test_user_ops(const struct team_ctx *c)
         ts[i] = triple_operand(c->me, i);
       }
       triple_data.calls = 0;
-      struct triple *tr = run_user_reduction(c, ts, nelem, sizeof *ts,
-                                             triple_type, triple_op, mode,
-                                             root);
+      struct triple *tr = run_reduction(c, ts, nelem, sizeof *ts, triple_type,
+                                        triple_op, mode, root, false);
       for (size_t i = 0; tr != NULL && i < nelem; ++i) {
         struct triple w = triple_operand(0, i);
         for (int u = 1; u < c->n; ++u) {
@@ -484,9 +453,9 @@ static void test_user_ops(const struct team_ctx *c)
       for (size_t i = 0; i < nelem; ++i) {
         ls[i] = concat_operand(c->me, i);
       }
-      long long *lr = run_user_reduction(c, ls, nelem, sizeof *ls,
-                                         DART_TYPE_LONGLONG, concat_op, mode,
-                                         root);
+      long long *lr = run_reduction(c, ls, nelem, sizeof *ls,
+                                    DART_TYPE_LONGLONG, concat_op, mode, root,
+                                    false);
       for (size_t i = 0; lr != NULL && i < nelem; ++i) {
         long long w = concat_operand(0, i);
         for (int u = 1; u < c->n; ++u) {
@@ -507,8 +476,8 @@ static void test_user_ops(const struct team_ctx *c)
       for (size_t i = 0; i < nelem; ++i) {
         ms[i] = mat_operand(c->me, i);
       }
-      struct mat2 *mr = run_user_reduction(c, ms, nelem, sizeof *ms,
-                                           mat_type, mat_op, mode, root);
+      struct mat2 *mr = run_reduction(c, ms, nelem, sizeof *ms, mat_type,
+                                      mat_op, mode, root, false);
       for (size_t i = 0; mr != NULL && i < nelem; ++i) {
         struct mat2 w = mat_operand(0, i);
         for (int u = 1; u < c->n; ++u) {

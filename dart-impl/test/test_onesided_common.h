@@ -1,7 +1,8 @@
 /* Shared part of the one-sided test programs (test_onesided_xfer.c:
- * blocking and non-blocking put/get, bursts, handles and the memory
- * model; test_onesided_types.c: strided and indexed types, zero-element
- * and registered transfers, bad input and stale targets). The calls are
+ * blocking and non-blocking put/get, bursts and the memory model;
+ * test_onesided_types.c: strided and indexed types, zero-element and
+ * registered transfers, handles; test_onesided_errors.c: bad input,
+ * invalid handles and stale targets). The calls are
  * those of dart-if/include/dash/dart/if/dart_communication.h; which paths
  * they take is docs/design.md, "The fast path" and "One-sided operations
  * and atomics through MPI". Everything runs on DART_TEAM_ALL and on a
@@ -148,6 +149,28 @@ static inline dart_gptr_t alloc_portions(const struct ctx *c, size_t bytes)
 }
 
 #define SLOT 64 /* longs per (origin, target) slot */
+
+/* Byte offset of origin unit o's slot in every portion. */
+static inline size_t slot_of(int o) { return (size_t)o * SLOT * sizeof(long); }
+
+/* Slot t of a local buffer of n slots holds what origin o sent with
+ * key(o, purpose + t); a macro, so a failure names the caller's line. */
+#define check_slot(c, buf, t, o, purpose)                                  \
+  check_fill(DART_TYPE_LONG, (buf) + (size_t)(t) * SLOT, SLOT,             \
+             key((c)->global_of[o], (purpose) + (t)))
+
+/* Slot o of my portion holds what origin o put with key(o, purpose + me). */
+#define check_round(...) check_round_at(__FILE__, __LINE__, __VA_ARGS__)
+static inline void check_round_at(const char *file, int line,
+                                  const struct ctx *c, dart_gptr_t seg,
+                                  int purpose)
+{
+  long *mine = (long *)local_base(seg, c->me);
+  for (int o = 0; o < c->n; ++o) {
+    check_fill_at(file, line, DART_TYPE_LONG, mine + (size_t)o * SLOT, SLOT,
+                  key(c->global_of[o], purpose + c->me));
+  }
+}
 
 /* DART_TEAM_ALL, and the sub-team of the odd units and the last one
  * ({0}, {1}, {1, 2}, {1, 3}); every case runs on both, the sub-team with

@@ -1,9 +1,10 @@
-/* One-sided transfers of other shapes and refused ones
+/* One-sided transfers of other shapes and completed in other ways
  * (dart-if/include/dash/dart/if/dart_communication.h): strided and
  * indexed types on both sides (dart_types.h), zero-element transfers,
- * registered memory, bad input that must be refused without touching any
- * memory, and a stale target after a segment id is reused (docs/design.md,
- * "Global memory and segments"). Shared part: test_onesided_common.h. */
+ * registered memory, and handles with every wait/test/free call on live
+ * transfers. Contiguous transfers completed by flushes are
+ * test_onesided_xfer.c's, refused input test_onesided_errors.c's. Shared
+ * part: test_onesided_common.h. */
 #include "test_onesided_common.h"
 
 /* ---------------------------------------------------------------------
@@ -257,281 +258,6 @@ static void test_zero(const struct ctx *c)
   ASSERT_OK(dart_team_memfree(seg));
 }
 
-/* ---------------------------------------------------------------------
- * Bad input: refused, and no byte written anywhere.
- * --------------------------------------------------------------------- */
-
-#define ERR_LONGS 32 /* longs in portion u: ERR_LONGS + u */
-
-#define bad_put(...) bad_put_at(__FILE__, __LINE__, __VA_ARGS__)
-static void bad_put_at(const char *file, int line, dart_gptr_t g,
-                       const void *src, size_t nelem,
-                    dart_datatype_t st, dart_datatype_t dt)
-{
-  ASSERT_RET(dart_put_blocking(g, src, nelem, st, dt), DART_ERR_INVAL);
-  ASSERT_RET(dart_put(g, src, nelem, st, dt), DART_ERR_INVAL);
-  dart_handle_t h = (dart_handle_t)0x1234;
-  ASSERT_RET(dart_put_handle(g, src, nelem, st, dt, &h), DART_ERR_INVAL);
-  if (h != DART_HANDLE_NULL) {
-    test_failf(file, line, "dart_put_handle failed but left a handle");
-  }
-}
-
-#define bad_get(...) bad_get_at(__FILE__, __LINE__, __VA_ARGS__)
-static void bad_get_at(const char *file, int line, void *dst, size_t dst_bytes,
-                       dart_gptr_t g,
-                    size_t nelem, dart_datatype_t st, dart_datatype_t dt)
-{
-  if (dst != NULL) {
-    memset(dst, POISON, dst_bytes);
-  }
-  ASSERT_RET(dart_get_blocking(dst, g, nelem, st, dt), DART_ERR_INVAL);
-  ASSERT_RET(dart_get(dst, g, nelem, st, dt), DART_ERR_INVAL);
-  dart_handle_t h = (dart_handle_t)0x1234;
-  ASSERT_RET(dart_get_handle(dst, g, nelem, st, dt, &h), DART_ERR_INVAL);
-  if (h != DART_HANDLE_NULL) {
-    test_failf(file, line, "dart_get_handle failed but left a handle");
-  }
-  if (dst != NULL) {
-    test_check_poison(file, line, dst, 0, dst_bytes);
-  }
-}
-
-#define bad_both(...) bad_both_at(__FILE__, __LINE__, __VA_ARGS__)
-static void bad_both_at(const char *file, int line, dart_gptr_t g, size_t nelem,
-                     dart_datatype_t st, dart_datatype_t dt)
-{
-  long buf[256];
-  memset(buf, 0, sizeof buf);
-  bad_put_at(file, line, g, buf, nelem, st, dt);
-  bad_get_at(file, line, buf, sizeof buf, g, nelem, dt, st);
-}
-
-static void test_errors(const struct ctx *c)
-{
-  STAGE("%s: bad input setup", c->label);
-  /* E: every portion non-empty, of different sizes. Z: the last unit's
-   * portion is empty. F: freed before use. */
-  dart_gptr_t e, z, f;
-  ASSERT_OK(dart_team_memalloc_aligned(c->team, ERR_LONGS + (size_t)c->me,
-                                       DART_TYPE_LONG, &e));
-  ASSERT_OK(dart_team_memalloc_aligned(c->team, c->me == c->n - 1 ? 0 : 4,
-                                       DART_TYPE_LONG, &z));
-  ASSERT_OK(dart_team_memalloc_aligned(c->team, 8, DART_TYPE_LONG, &f));
-  ASSERT_OK(dart_barrier(c->team));
-  ASSERT_OK(dart_team_memfree(f));
-  char *emine = local_base(e, c->me);
-  size_t ebytes = (ERR_LONGS + (size_t)c->me) * sizeof(long);
-  memset(emine, POISON, ebytes);
-  char *zmine = local_base(z, c->me);
-  if (c->me != c->n - 1) {
-    memset(zmine, POISON, 4 * sizeof(long));
-  }
-  dart_datatype_t s42 = DART_TYPE_UNDEFINED, s31l = DART_TYPE_UNDEFINED,
-                  s31i = DART_TYPE_UNDEFINED, custom8 = DART_TYPE_UNDEFINED;
-  ASSERT_OK(dart_type_create_strided(DART_TYPE_LONG, 4, 2, &s42));
-  ASSERT_OK(dart_type_create_strided(DART_TYPE_LONG, 3, 1, &s31l));
-  ASSERT_OK(dart_type_create_strided(DART_TYPE_INT, 3, 1, &s31i));
-  ASSERT_OK(dart_type_create_custom(8, &custom8));
-  ASSERT_OK(dart_barrier(c->team));
-
-  int saved = mute_log();
-  long buf[256];
-  for (int t = 0; t < c->n; ++t) {
-    size_t tbytes = (ERR_LONGS + (size_t)t) * sizeof(long);
-    STAGE("%s: bad input towards team unit %d", c->label, t);
-    /* Units outside the team. */
-    const int bad_units[] = { -1, c->n, c->n + 5 };
-    for (size_t i = 0; i < 3; ++i) {
-      dart_gptr_t g = e;
-      g.unitid = bad_units[i];
-      bad_both(g, 1, DART_TYPE_LONG, DART_TYPE_LONG);
-      ASSERT_RET(dart_flush(g), DART_ERR_INVAL);
-      ASSERT_RET(dart_flush_local(g), DART_ERR_INVAL);
-    }
-    /* Unknown team and segments, freed segment. */
-    dart_gptr_t g = gptr_at(e, t, 0);
-    g.teamid = 77;
-    bad_both(g, 1, DART_TYPE_LONG, DART_TYPE_LONG);
-    ASSERT_RET(dart_flush(g), DART_ERR_INVAL);
-    ASSERT_RET(dart_flush_all(g), DART_ERR_INVAL);
-    ASSERT_RET(dart_flush_local(g), DART_ERR_INVAL);
-    ASSERT_RET(dart_flush_local_all(g), DART_ERR_INVAL);
-    g.teamid = DART_TEAM_NULL;
-    bad_both(g, 1, DART_TYPE_LONG, DART_TYPE_LONG);
-    bad_both(DART_GPTR_NULL, 1, DART_TYPE_LONG, DART_TYPE_LONG);
-    const int16_t bad_segs[] = { 999, -999, 17 };
-    for (size_t i = 0; i < 3; ++i) {
-      g = gptr_at(e, t, 0);
-      g.segid = bad_segs[i];
-      if (g.segid == e.segid || g.segid == z.segid) {
-        continue;
-      }
-      bad_both(g, 1, DART_TYPE_LONG, DART_TYPE_LONG);
-      ASSERT_RET(dart_flush(g), DART_ERR_INVAL);
-      ASSERT_RET(dart_flush_all(g), DART_ERR_INVAL);
-      ASSERT_RET(dart_flush_local(g), DART_ERR_INVAL);
-      ASSERT_RET(dart_flush_local_all(g), DART_ERR_INVAL);
-    }
-    g = gptr_at(f, t, 0);
-    bad_both(g, 1, DART_TYPE_LONG, DART_TYPE_LONG);
-    ASSERT_RET(dart_flush(g), DART_ERR_INVAL);
-    ASSERT_RET(dart_flush_all(g), DART_ERR_INVAL);
-    /* Past the end of the target's portion. */
-    bad_both(gptr_at(e, t, tbytes), 1, DART_TYPE_LONG, DART_TYPE_LONG);
-    bad_both(gptr_at(e, t, tbytes - 4), 1, DART_TYPE_LONG,
-             DART_TYPE_LONG);
-    bad_both(gptr_at(e, t, 0), tbytes / sizeof(long) + 1,
-             DART_TYPE_LONG, DART_TYPE_LONG);
-    bad_both(gptr_at(e, t, sizeof(long)), tbytes / sizeof(long),
-             DART_TYPE_LONG, DART_TYPE_LONG);
-    bad_both(gptr_at(e, t, UINT64_MAX - 3), 1, DART_TYPE_LONG,
-             DART_TYPE_LONG);
-    bad_both(gptr_at(e, t, UINT64_MAX / 2), 2, DART_TYPE_LONG,
-             DART_TYPE_LONG);
-    /* A remote strided layout whose span runs past the end although the
-     * element count alone would fit. */
-    size_t fit = (tbytes / sizeof(long) - 1) / 3 + 1; /* span fits */
-    bad_put(gptr_at(e, t, 0), buf, fit + 1, DART_TYPE_LONG, s31l);
-    memset(buf, POISON, sizeof buf);
-    ASSERT_RET(dart_get_blocking(buf, gptr_at(e, t, 0), fit + 1, s31l,
-                                 DART_TYPE_LONG), DART_ERR_INVAL);
-    ASSERT_POISON(buf, 0, sizeof buf);
-    /* An empty portion takes nothing. */
-    if (t == c->n - 1) {
-      bad_both(gptr_at(z, t, 0), 1, DART_TYPE_LONG, DART_TYPE_LONG);
-      bad_both(gptr_at(z, t, 8), 1, DART_TYPE_BYTE, DART_TYPE_BYTE);
-    } else {
-      bad_both(gptr_at(z, t, 0), 5, DART_TYPE_LONG, DART_TYPE_LONG);
-    }
-    /* NULL buffers. */
-    ASSERT_RET(dart_put_blocking(gptr_at(e, t, 0), NULL, 1, DART_TYPE_LONG,
-                                 DART_TYPE_LONG), DART_ERR_INVAL);
-    ASSERT_RET(dart_put(gptr_at(e, t, 0), NULL, 2, DART_TYPE_LONG,
-                        DART_TYPE_LONG),
-               DART_ERR_INVAL);
-    bad_get(NULL, 0, gptr_at(e, t, 0), 1, DART_TYPE_LONG,
-            DART_TYPE_LONG);
-    /* Type errors. */
-    bad_both(gptr_at(e, t, 0), 2, DART_TYPE_INT, DART_TYPE_LONG);
-    bad_both(gptr_at(e, t, 0), 2, DART_TYPE_LONG, DART_TYPE_DOUBLE);
-    bad_both(gptr_at(e, t, 0), 2, s31i, DART_TYPE_LONG);
-    bad_both(gptr_at(e, t, 0), 2, DART_TYPE_LONG, s31i);
-    bad_both(gptr_at(e, t, 0), 2, custom8, DART_TYPE_LONG);
-    bad_both(gptr_at(e, t, 0), 3, s42, DART_TYPE_LONG);
-    bad_both(gptr_at(e, t, 0), 3, DART_TYPE_LONG, s42);
-    bad_both(gptr_at(e, t, 0), 5, s42, s42);
-    bad_both(gptr_at(e, t, 0), 1, DART_TYPE_UNDEFINED,
-             DART_TYPE_UNDEFINED);
-    bad_both(gptr_at(e, t, 0), 1, DART_TYPE_LAST, DART_TYPE_LAST);
-    bad_both(gptr_at(e, t, 0), 1, DART_TYPE_LONG, 12345);
-    /* No handle pointer. */
-    ASSERT_RET(dart_put_handle(gptr_at(e, t, 0), buf, 1, DART_TYPE_LONG,
-                               DART_TYPE_LONG, NULL), DART_ERR_INVAL);
-    ASSERT_RET(dart_get_handle(buf, gptr_at(e, t, 0), 1, DART_TYPE_LONG,
-                               DART_TYPE_LONG, NULL), DART_ERR_INVAL);
-  }
-
-  STAGE("%s: invalid handles", c->label);
-  const dart_handle_t junk[] = { (dart_handle_t)0x1234,
-                                 (dart_handle_t)0x7fff0000,
-                                 (dart_handle_t)1 };
-  int32_t done;
-  for (size_t i = 0; i < sizeof junk / sizeof *junk; ++i) {
-    dart_handle_t h = junk[i];
-    ASSERT_RET(dart_wait(&h), DART_ERR_INVAL);
-    ASSERT_RET(dart_wait_local(&h), DART_ERR_INVAL);
-    ASSERT_RET(dart_test(&h, &done), DART_ERR_INVAL);
-    ASSERT_RET(dart_test_local(&h, &done), DART_ERR_INVAL);
-    ASSERT_RET(dart_handle_free(&h), DART_ERR_INVAL);
-    dart_handle_t arr[2] = { DART_HANDLE_NULL, junk[i] };
-    ASSERT_RET(dart_waitall(arr, 2), DART_ERR_INVAL);
-    ASSERT_RET(dart_waitall_local(arr, 2), DART_ERR_INVAL);
-    ASSERT_RET(dart_testall(arr, 2, &done), DART_ERR_INVAL);
-    ASSERT_RET(dart_testall_local(arr, 2, &done), DART_ERR_INVAL);
-  }
-  /* A consumed handle is dead, wherever it came from. */
-  for (int t = 0; t < c->n; ++t) {
-    dart_handle_t h = DART_HANDLE_NULL;
-    ASSERT_OK(dart_get_handle(buf, gptr_at(e, t, 0), 1, DART_TYPE_LONG,
-                              DART_TYPE_LONG,
-                              &h));
-    dart_handle_t stale = h;
-    ASSERT_OK(dart_wait(&h));
-    if (stale != DART_HANDLE_NULL) {
-      ASSERT_RET(dart_wait(&stale), DART_ERR_INVAL);
-      ASSERT_RET(dart_handle_free(&stale), DART_ERR_INVAL);
-    }
-  }
-  dart_handle_t none = DART_HANDLE_NULL;
-  ASSERT_RET(dart_test(&none, NULL), DART_ERR_INVAL);
-  ASSERT_RET(dart_testall(&none, 1, NULL), DART_ERR_INVAL);
-  restore_log(saved);
-
-  /* Nobody wrote into my portions. */
-  ASSERT_OK(dart_barrier(c->team));
-  STAGE("%s: portions untouched by bad input", c->label);
-  ASSERT_POISON(emine, 0, ebytes);
-  if (c->me != c->n - 1) {
-    ASSERT_POISON(zmine, 0, 4 * sizeof(long));
-  }
-  ASSERT_OK(dart_barrier(c->team));
-
-  /* And correct transfers still work. */
-  STAGE("%s: correct transfers after bad input", c->label);
-  int next = (c->me + 1) % c->n, prev = (c->me + c->n - 1) % c->n;
-  long vals[ERR_LONGS];
-  fill(DART_TYPE_LONG, vals, ERR_LONGS, key(c->global_of[c->me], 50));
-  ASSERT_OK(dart_put(gptr_at(e, next, 0), vals, ERR_LONGS, DART_TYPE_LONG,
-                     DART_TYPE_LONG));
-  ASSERT_OK(dart_flush(gptr_at(e, next, 0)));
-  ASSERT_OK(dart_barrier(c->team));
-  check_fill(DART_TYPE_LONG, emine, ERR_LONGS,
-             key(c->global_of[prev], 50));
-  memset(vals, POISON, sizeof vals);
-  ASSERT_OK(dart_get_blocking(vals, gptr_at(e, next, 0), ERR_LONGS,
-                              DART_TYPE_LONG,
-                              DART_TYPE_LONG));
-  check_fill(DART_TYPE_LONG, vals, ERR_LONGS,
-             key(c->global_of[c->me], 50));
-  ASSERT_OK(dart_barrier(c->team));
-  /* The last element of a portion is reachable, also as the end of a
-   * strided layout that spans the portion exactly. */
-  size_t nlongs = ERR_LONGS + (size_t)next;
-  size_t fit = (nlongs - 1) / 3 + 1;
-  fill(DART_TYPE_LONG, vals, fit, key(c->global_of[c->me], 52));
-  ASSERT_OK(dart_put_blocking(gptr_at(e, next, 0), vals, fit, DART_TYPE_LONG,
-                              s31l));
-  long last = 4242 + c->me;
-  ASSERT_OK(dart_put_blocking(gptr_at(e, next, (nlongs - 1) * sizeof(long)),
-                              &last, 1,
-                              DART_TYPE_LONG, DART_TYPE_LONG));
-  ASSERT_OK(dart_barrier(c->team));
-  long *el = (long *)emine;
-  size_t mine_longs = ERR_LONGS + (size_t)c->me;
-  for (size_t j = 0; j < (mine_longs - 1) / 3 + 1; ++j) {
-    long want = (long)pattern(DART_TYPE_LONG, key(c->global_of[prev], 52), j);
-    if (3 * j == mine_longs - 1) {
-      want = 4242 + prev;
-    }
-    if (el[3 * j] != want) {
-      FAILF("strided element %zu: got %ld, expected %ld", j,
-            el[3 * j], want);
-    }
-  }
-  ASSERT_EQ(el[mine_longs - 1], 4242 + prev);
-  ASSERT_EQ(el[1], (long)pattern(DART_TYPE_LONG, key(c->global_of[prev], 50),
-                                 1));
-  ASSERT_OK(dart_barrier(c->team));
-
-  ASSERT_OK(dart_type_destroy(&s42));
-  ASSERT_OK(dart_type_destroy(&s31l));
-  ASSERT_OK(dart_type_destroy(&s31i));
-  ASSERT_OK(dart_type_destroy(&custom8));
-  ASSERT_OK(dart_team_memfree(e));
-  ASSERT_OK(dart_team_memfree(z));
-}
-
 /* Registered memory: RMA except for the caller itself. */
 static void test_registered(const struct ctx *c)
 {
@@ -562,66 +288,185 @@ static void test_registered(const struct ctx *c)
   ASSERT_OK(dart_team_memderegister(r));
 }
 
-/* A freed segment's id comes back for a smaller segment: whatever a
- * unit remembered about the old one must not let an access past the new
- * portion's end through. */
-static void check_stale_target(void)
+/* ---------------------------------------------------------------------
+ * Handles.
+ * --------------------------------------------------------------------- */
+
+/* Calls `test` until it reports completion; it must make progress. */
+#define TEST_UNTIL_DONE(call, done)                                        \
+  do {                                                                     \
+    double t0_ = now();                                                    \
+    (done) = 0;                                                            \
+    while (!(done)) {                                                      \
+      ASSERT_OK(call);                                                     \
+      if (!(done) && now() - t0_ > 30) {                                   \
+        FAILF("%s never reported completion", #call);                      \
+      }                                                                    \
+    }                                                                      \
+  } while (0)
+
+/* dart_put_handle of slot t of `src`, filled with key(me, purpose + t),
+ * into my slot at team unit t. */
+static void put_slot_handle(const struct ctx *c, dart_gptr_t seg, long *src,
+                            int t, int purpose, dart_handle_t *h)
 {
-  STAGE("stale target after free and id reuse");
-  dart_gptr_t big, small;
-  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 64, DART_TYPE_LONG,
-                                       &big));
-  long value = 7, got = 0;
-  big.unitid = me;
-  big.addr_or_offs.offset = 32 * sizeof(long);
-  ASSERT_OK(dart_put_blocking(big, &value, 1, DART_TYPE_LONG, DART_TYPE_LONG));
-  ASSERT_OK(dart_get_blocking(&got, big, 1, DART_TYPE_LONG, DART_TYPE_LONG));
-  ASSERT_EQ(got, 7);
-  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
-  dart_gptr_t freed = big;
-  ASSERT_OK(dart_team_memfree(big));
-  /* Freed ids come back least recently freed first: allocate until the
-   * old id is handed out again. */
-  dart_gptr_t others[64];
-  int n_others = 0;
-  for (;;) {
-    ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 8, DART_TYPE_LONG,
-                                         &small));
-    if (small.segid == freed.segid) {
-      break;
+  long *s = src + (size_t)t * SLOT;
+  fill(DART_TYPE_LONG, s, SLOT, key(c->global_of[c->me], purpose + t));
+  ASSERT_OK(dart_put_handle(gptr_at(seg, t, slot_of(c->me)), s, SLOT,
+                            DART_TYPE_LONG, DART_TYPE_LONG, h));
+}
+
+/* dart_get_handle of origin o's slot at team unit t into slot t of dst. */
+static void get_slot_handle(dart_gptr_t seg, long *dst, int t, int o,
+                            dart_handle_t *h)
+{
+  ASSERT_OK(dart_get_handle(dst + (size_t)t * SLOT, gptr_at(seg, t, slot_of(o)),
+                            SLOT, DART_TYPE_LONG, DART_TYPE_LONG, h));
+}
+
+static void test_handles(const struct ctx *c)
+{
+  dart_gptr_t seg = alloc_portions(c, (size_t)c->n * SLOT * sizeof(long));
+  size_t all = (size_t)c->n * SLOT;
+  long *src = xmalloc(all * sizeof(long));
+  long *dst = xmalloc(all * sizeof(long));
+  dart_handle_t *h = xmalloc((size_t)c->n * sizeof *h);
+  int32_t done;
+
+  STAGE("%s: put_handle to every unit + dart_waitall", c->label);
+  for (int t = 0; t < c->n; ++t) {
+    h[t] = (dart_handle_t)0x1234;
+    put_slot_handle(c, seg, src, t, 40, &h[t]);
+    check_handle(c, t, h[t]);
+  }
+  ASSERT_OK(dart_waitall(h, (size_t)c->n));
+  for (int t = 0; t < c->n; ++t) {
+    ASSERT(h[t] == DART_HANDLE_NULL);
+  }
+  ASSERT_OK(dart_barrier(c->team));
+  check_round(c, seg, 40);
+
+  STAGE("%s: get_handle + dart_wait_local / dart_wait", c->label);
+  memset(dst, POISON, all * sizeof(long));
+  for (int t = 0; t < c->n; ++t) {
+    dart_handle_t g = (dart_handle_t)0x1234;
+    get_slot_handle(seg, dst, t, c->me, &g);
+    check_handle(c, t, g);
+    if (t % 2 == 0) {
+      ASSERT_OK(dart_wait_local(&g));
+    } else {
+      ASSERT_OK(dart_wait(&g));
     }
-    ASSERT(n_others < 64);
-    others[n_others++] = small;
+    ASSERT(g == DART_HANDLE_NULL);
+    check_slot(c, dst, t, c->me, 40);
   }
-  int saved = mute_log();
-  ASSERT_RET(dart_get_blocking(&got, freed, 1, DART_TYPE_LONG, DART_TYPE_LONG),
-             DART_ERR_INVAL);
-  ASSERT_RET(dart_put_blocking(freed, &value, 1, DART_TYPE_LONG,
-                               DART_TYPE_LONG),
-             DART_ERR_INVAL);
-  restore_log(saved);
-  small.unitid = me;
-  small.addr_or_offs.offset = 7 * sizeof(long);
-  ASSERT_OK(dart_put_blocking(small, &value, 1, DART_TYPE_LONG,
-                              DART_TYPE_LONG));
-  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
-  ASSERT_OK(dart_team_memfree(small));
-  for (int i = 0; i < n_others; ++i) {
-    ASSERT_OK(dart_team_memfree(others[i]));
+  ASSERT_OK(dart_barrier(c->team));
+
+  STAGE("%s: put_handle + dart_wait / dart_test loop", c->label);
+  for (int t = 0; t < c->n; ++t) {
+    dart_handle_t p = DART_HANDLE_NULL;
+    put_slot_handle(c, seg, src, t, 48, &p);
+    check_handle(c, t, p);
+    if (t % 2 == 0) {
+      ASSERT_OK(dart_wait(&p));
+    } else {
+      TEST_UNTIL_DONE(dart_test(&p, &done), done);
+    }
+    ASSERT(p == DART_HANDLE_NULL);
   }
+  ASSERT_OK(dart_barrier(c->team));
+  check_round(c, seg, 48);
+
+  STAGE("%s: get_handle + dart_test_local loop", c->label);
+  memset(dst, POISON, all * sizeof(long));
+  for (int t = 0; t < c->n; ++t) {
+    dart_handle_t g = DART_HANDLE_NULL;
+    int o = (c->me + 1) % c->n;
+    get_slot_handle(seg, dst, t, o, &g);
+    check_handle(c, t, g);
+    TEST_UNTIL_DONE(dart_test_local(&g, &done), done);
+    ASSERT(g == DART_HANDLE_NULL);
+    check_slot(c, dst, t, o, 48);
+  }
+  ASSERT_OK(dart_barrier(c->team));
+
+  STAGE("%s: dart_testall loop over puts (with NULL entries)", c->label);
+  dart_handle_t *hh = xmalloc(2 * (size_t)c->n * sizeof *hh);
+  for (int t = 0; t < c->n; ++t) {
+    hh[2 * t] = DART_HANDLE_NULL;
+    put_slot_handle(c, seg, src, t, 56, &hh[2 * t + 1]);
+  }
+  TEST_UNTIL_DONE(dart_testall(hh, 2 * (size_t)c->n, &done), done);
+  for (int i = 0; i < 2 * c->n; ++i) {
+    ASSERT(hh[i] == DART_HANDLE_NULL);
+  }
+  ASSERT_OK(dart_barrier(c->team));
+  check_round(c, seg, 56);
+
+  /* Row 0 completes the gets with a dart_testall_local loop, row 1 with
+   * dart_waitall_local. */
+  for (int row = 0; row < 2; ++row) {
+    STAGE("%s: %s over gets", c->label,
+          row == 0 ? "dart_testall_local loop" : "dart_waitall_local");
+    memset(dst, POISON, all * sizeof(long));
+    for (int t = 0; t < c->n; ++t) {
+      get_slot_handle(seg, dst, t, c->me, &h[t]);
+    }
+    if (row == 0) {
+      TEST_UNTIL_DONE(dart_testall_local(h, (size_t)c->n, &done), done);
+    } else {
+      ASSERT_OK(dart_waitall_local(h, (size_t)c->n));
+    }
+    for (int t = 0; t < c->n; ++t) {
+      ASSERT(h[t] == DART_HANDLE_NULL);
+      check_slot(c, dst, t, c->me, 56);
+    }
+  }
+  ASSERT_OK(dart_barrier(c->team));
+
+  /* Freed handles: the transfer still happens, a flush completes it. */
+  STAGE("%s: put_handle + dart_handle_free + dart_flush", c->label);
+  for (int t = 0; t < c->n; ++t) {
+    put_slot_handle(c, seg, src, t, 32, &h[t]);
+    ASSERT_OK(dart_handle_free(&h[t]));
+    ASSERT(h[t] == DART_HANDLE_NULL);
+  }
+  ASSERT_OK(dart_flush_all(seg));
+  ASSERT_OK(dart_barrier(c->team));
+  check_round(c, seg, 32);
+  ASSERT_OK(dart_barrier(c->team));
+
+  /* A flush does not consume handles: they are waited for afterwards. */
+  STAGE("%s: handles survive a flush", c->label);
+  for (int t = 0; t < c->n; ++t) {
+    put_slot_handle(c, seg, src, t, 24, &h[t]);
+  }
+  ASSERT_OK(dart_flush_all(seg));
+  for (int t = 0; t < c->n; ++t) {
+    ASSERT_OK(t % 2 == 0 ? dart_wait(&h[t]) : dart_wait_local(&h[t]));
+    ASSERT(h[t] == DART_HANDLE_NULL);
+  }
+  ASSERT_OK(dart_barrier(c->team));
+  check_round(c, seg, 24);
+  ASSERT_OK(dart_barrier(c->team));
+
+  free(hh);
+  free(h);
+  free(src);
+  free(dst);
+  ASSERT_OK(dart_team_memfree(seg));
 }
 
 static void derived(void) { on_both_teams(test_derived); }
 static void zero(void) { on_both_teams(test_zero); }
 static void registered(void) { on_both_teams(test_registered); }
-static void errors(void) { on_both_teams(test_errors); }
+static void handles(void) { on_both_teams(test_handles); }
 
 static const struct test_case cases[] = {
   { "derived", derived },
   { "zero", zero },
   { "registered", registered },
-  { "errors", errors },
-  { "stale_target", check_stale_target },
+  { "handles", handles },
 };
 
 int main(int argc, char **argv)

@@ -1,10 +1,11 @@
-/* One-sided transfers (dart-if/include/dash/dart/if/dart_communication.h):
- * blocking put/get between every pair of units for several sizes and
- * types, non-blocking put/get with every flush, large transfers, a burst
- * of thousands of small puts completed by one flush, handles with every
- * wait/test/free call, and the memory model across the shared-memory and
- * RMA paths (docs/design.md, "The fast path"). Shared part:
- * test_onesided_common.h. */
+/* Contiguous one-sided transfers completed by flushes and barriers
+ * (dart-if/include/dash/dart/if/dart_communication.h): blocking put/get
+ * between every pair of units for several sizes and types, non-blocking
+ * put/get with every flush, large transfers, a burst of thousands of small
+ * puts completed by one flush, and the memory model across the
+ * shared-memory and RMA paths (docs/design.md, "The fast path"). Handles
+ * are test_onesided_types.c's, refused input test_onesided_errors.c's.
+ * Shared part: test_onesided_common.h. */
 #include "test_onesided_common.h"
 
 /* ---------------------------------------------------------------------
@@ -60,8 +61,7 @@ static void test_pairwise(const struct ctx *c, size_t ncases)
             cnt, tname(t), dst, k);
       fill(t, buf, cnt, key(c->global_of[c->me], (int)ci * 4 + k % 4));
       ASSERT_OK(dart_put_blocking(gptr_at(seg, dst, region_of(ci, shift)), buf,
-                                  cnt,
-                                  t, t));
+                                  cnt, t, t));
     }
     ASSERT_OK(dart_barrier(c->team));
     for (size_t ci = 0; ci < ncases; ++ci) {
@@ -81,10 +81,8 @@ static void test_pairwise(const struct ctx *c, size_t ncases)
       size_t bytes = cnt * tsize(t);
       memset(buf, POISON, bytes + 64);
       ASSERT_OK(dart_get_blocking(buf, gptr_at(seg, dst, region_of(ci, shift)),
-                                  cnt,
-                                  t, t));
-      check_fill(t, buf, cnt,
-                 key(c->global_of[c->me], (int)ci * 4 + k % 4));
+                                  cnt, t, t));
+      check_fill(t, buf, cnt, key(c->global_of[c->me], (int)ci * 4 + k % 4));
       ASSERT_POISON(buf, bytes, 64);
     }
     ASSERT_OK(dart_barrier(c->team));
@@ -97,31 +95,24 @@ static void test_pairwise(const struct ctx *c, size_t ncases)
  * Non-blocking put/get and the four flushes.
  * --------------------------------------------------------------------- */
 
-
-
 static void put_round(const struct ctx *c, dart_gptr_t seg, int purpose,
                       long *src)
 {
   for (int t = 0; t < c->n; ++t) {
     long *s = src + (size_t)t * SLOT;
     fill(DART_TYPE_LONG, s, SLOT, key(c->global_of[c->me], purpose + t));
-    ASSERT_OK(dart_put(gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long)), s,
-                       SLOT,
+    ASSERT_OK(dart_put(gptr_at(seg, t, slot_of(c->me)), s, SLOT,
                        DART_TYPE_LONG, DART_TYPE_LONG));
   }
 }
 
-#define check_round(...) check_round_at(__FILE__, __LINE__, __VA_ARGS__)
-static void check_round_at(const char *file, int line, const struct ctx *c,
-                           dart_gptr_t seg,
-                        int purpose)
-{
-  long *mine = (long *)local_base(seg, c->me);
-  for (int o = 0; o < c->n; ++o) {
-    check_fill_at(file, line, DART_TYPE_LONG, mine + (size_t)o * SLOT, SLOT,
-               key(c->global_of[o], purpose + c->me));
-  }
-}
+/* The ways of completing a round of gets, one row each. */
+enum { GET_FLUSH_LOCAL, GET_FLUSH_LOCAL_ALL, GET_FLUSH_AND_ALL };
+static const char *const get_completion[] = {
+  "dart_get + dart_flush_local per target",
+  "dart_get + dart_flush_local_all",
+  "dart_get + dart_flush (even targets) / dart_flush_all",
+};
 
 static void test_nonblocking(const struct ctx *c)
 {
@@ -144,53 +135,33 @@ static void test_nonblocking(const struct ctx *c)
   ASSERT_OK(dart_barrier(c->team));
   check_round(c, seg, 8);
 
-  /* Gets of what everybody put into everybody (read only from here). */
-  STAGE("%s: dart_get + dart_flush_local per target", c->label);
-  memset(dst, POISON, (size_t)c->n * SLOT * sizeof(long));
-  for (int t = 0; t < c->n; ++t) {
-    int o = (c->me + t) % c->n; /* a slot somebody else wrote */
-    ASSERT_OK(dart_get(dst + (size_t)t * SLOT,
-                       gptr_at(seg, t, (size_t)o * SLOT * sizeof(long)), SLOT,
-                       DART_TYPE_LONG, DART_TYPE_LONG));
-  }
-  for (int t = 0; t < c->n; ++t) {
-    ASSERT_OK(dart_flush_local(gptr_at(seg, t, 0)));
-  }
-  for (int t = 0; t < c->n; ++t) {
-    int o = (c->me + t) % c->n;
-    check_fill(DART_TYPE_LONG, dst + (size_t)t * SLOT, SLOT,
-               key(c->global_of[o], 8 + t));
-  }
-
-  STAGE("%s: dart_get + dart_flush_local_all", c->label);
-  memset(dst, POISON, (size_t)c->n * SLOT * sizeof(long));
-  for (int t = 0; t < c->n; ++t) {
-    ASSERT_OK(dart_get(dst + (size_t)t * SLOT,
-                       gptr_at(seg, t,
-                               (size_t)c->me * SLOT * sizeof(long)), SLOT,
-                       DART_TYPE_LONG, DART_TYPE_LONG));
-  }
-  ASSERT_OK(dart_flush_local_all(seg));
-  for (int t = 0; t < c->n; ++t) {
-    check_fill(DART_TYPE_LONG, dst + (size_t)t * SLOT, SLOT,
-               key(c->global_of[c->me], 8 + t));
-  }
-
-  STAGE("%s: dart_get + dart_flush / dart_flush_all", c->label);
-  memset(dst, POISON, (size_t)c->n * SLOT * sizeof(long));
-  for (int t = 0; t < c->n; ++t) {
-    ASSERT_OK(dart_get(dst + (size_t)t * SLOT,
-                       gptr_at(seg, t,
-                               (size_t)c->me * SLOT * sizeof(long)), SLOT,
-                       DART_TYPE_LONG, DART_TYPE_LONG));
-    if (t % 2 == 0) {
-      ASSERT_OK(dart_flush(gptr_at(seg, t, 0)));
+  /* Gets of what everybody put into everybody (read only from here): the
+   * first row reads at target t the slot of unit me + t, which somebody
+   * else wrote, the others my own slot. */
+  for (int row = GET_FLUSH_LOCAL; row <= GET_FLUSH_AND_ALL; ++row) {
+    STAGE("%s: %s", c->label, get_completion[row]);
+    memset(dst, POISON, (size_t)c->n * SLOT * sizeof(long));
+    for (int t = 0; t < c->n; ++t) {
+      int o = row == GET_FLUSH_LOCAL ? (c->me + t) % c->n : c->me;
+      ASSERT_OK(dart_get(dst + (size_t)t * SLOT, gptr_at(seg, t, slot_of(o)),
+                         SLOT, DART_TYPE_LONG, DART_TYPE_LONG));
+      if (row == GET_FLUSH_AND_ALL && t % 2 == 0) {
+        ASSERT_OK(dart_flush(gptr_at(seg, t, 0)));
+      }
     }
-  }
-  ASSERT_OK(dart_flush_all(seg));
-  for (int t = 0; t < c->n; ++t) {
-    check_fill(DART_TYPE_LONG, dst + (size_t)t * SLOT, SLOT,
-               key(c->global_of[c->me], 8 + t));
+    if (row == GET_FLUSH_LOCAL) {
+      for (int t = 0; t < c->n; ++t) {
+        ASSERT_OK(dart_flush_local(gptr_at(seg, t, 0)));
+      }
+    } else if (row == GET_FLUSH_LOCAL_ALL) {
+      ASSERT_OK(dart_flush_local_all(seg));
+    } else {
+      ASSERT_OK(dart_flush_all(seg));
+    }
+    for (int t = 0; t < c->n; ++t) {
+      check_slot(c, dst, t, row == GET_FLUSH_LOCAL ? (c->me + t) % c->n : c->me,
+                 8);
+    }
   }
   ASSERT_OK(dart_barrier(c->team));
 
@@ -233,8 +204,7 @@ static void test_large_nonblocking(const struct ctx *c)
   ASSERT_OK(dart_get(src, gptr_at(seg, next, 0), count, DART_TYPE_DOUBLE,
                      DART_TYPE_DOUBLE));
   ASSERT_OK(dart_flush_local(gptr_at(seg, next, 0)));
-  check_fill(DART_TYPE_DOUBLE, src, count,
-             key(c->global_of[c->me], 30));
+  check_fill(DART_TYPE_DOUBLE, src, count, key(c->global_of[c->me], 30));
   free(src);
   ASSERT_OK(dart_barrier(c->team));
   ASSERT_OK(dart_team_memfree(seg));
@@ -272,8 +242,7 @@ static void test_burst(const struct ctx *c)
                        DART_TYPE_LONG, DART_TYPE_LONG));
   }
   ASSERT_OK(dart_flush_local(gptr_at(seg, next, 0)));
-  check_fill(DART_TYPE_LONG, vals, BURST,
-             key(c->global_of[c->me], 31));
+  check_fill(DART_TYPE_LONG, vals, BURST, key(c->global_of[c->me], 31));
 
   /* dart_flush_all must complete every put of a burst into memory from
    * dart_memalloc (the local pool's MPI_Win_create window), also the puts
@@ -308,242 +277,6 @@ static void test_burst(const struct ctx *c)
 }
 
 /* ---------------------------------------------------------------------
- * Handles.
- * --------------------------------------------------------------------- */
-
-/* Calls `test` until it reports completion; it must make progress. */
-#define TEST_UNTIL_DONE(call, done)                                        \
-  do {                                                                     \
-    double t0_ = now();                                                    \
-    (done) = 0;                                                            \
-    while (!(done)) {                                                      \
-      ASSERT_OK(call);                                                     \
-      if (!(done) && now() - t0_ > 30) {                                   \
-        FAILF("%s never reported completion", #call);                      \
-      }                                                                    \
-    }                                                                      \
-  } while (0)
-
-static void test_handles(const struct ctx *c)
-{
-  dart_gptr_t seg = alloc_portions(c, (size_t)c->n * SLOT * sizeof(long));
-  size_t all = (size_t)c->n * SLOT;
-  long *src = xmalloc(all * sizeof(long));
-  long *dst = xmalloc(all * sizeof(long));
-  dart_handle_t *h = xmalloc((size_t)c->n * sizeof *h);
-  int32_t done;
-
-  STAGE("%s: put_handle to every unit + dart_waitall", c->label);
-  for (int t = 0; t < c->n; ++t) {
-    fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
-         key(c->global_of[c->me], 40 + t));
-    h[t] = (dart_handle_t)0x1234;
-    ASSERT_OK(dart_put_handle(gptr_at(seg, t,
-                                      (size_t)c->me * SLOT * sizeof(long)),
-                              src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
-                              DART_TYPE_LONG, &h[t]));
-    check_handle(c, t, h[t]);
-  }
-  ASSERT_OK(dart_waitall(h, (size_t)c->n));
-  for (int t = 0; t < c->n; ++t) {
-    ASSERT(h[t] == DART_HANDLE_NULL);
-  }
-  ASSERT_OK(dart_barrier(c->team));
-  check_round(c, seg, 40);
-
-  STAGE("%s: get_handle + dart_wait_local / dart_wait", c->label);
-  memset(dst, POISON, all * sizeof(long));
-  for (int t = 0; t < c->n; ++t) {
-    dart_handle_t g = (dart_handle_t)0x1234;
-    ASSERT_OK(dart_get_handle(dst + (size_t)t * SLOT,
-                              gptr_at(seg, t,
-                                      (size_t)c->me * SLOT * sizeof(long)),
-                              SLOT, DART_TYPE_LONG, DART_TYPE_LONG, &g));
-    check_handle(c, t, g);
-    if (t % 2 == 0) {
-      ASSERT_OK(dart_wait_local(&g));
-    } else {
-      ASSERT_OK(dart_wait(&g));
-    }
-    ASSERT(g == DART_HANDLE_NULL);
-    check_fill(DART_TYPE_LONG, dst + (size_t)t * SLOT, SLOT,
-               key(c->global_of[c->me], 40 + t));
-  }
-  ASSERT_OK(dart_barrier(c->team));
-
-  STAGE("%s: put_handle + dart_wait / dart_test loop", c->label);
-  for (int t = 0; t < c->n; ++t) {
-    fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
-         key(c->global_of[c->me], 48 + t));
-    dart_handle_t p = DART_HANDLE_NULL;
-    ASSERT_OK(dart_put_handle(gptr_at(seg, t,
-                                      (size_t)c->me * SLOT * sizeof(long)),
-                              src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
-                              DART_TYPE_LONG, &p));
-    check_handle(c, t, p);
-    if (t % 2 == 0) {
-      ASSERT_OK(dart_wait(&p));
-    } else {
-      TEST_UNTIL_DONE(dart_test(&p, &done), done);
-    }
-    ASSERT(p == DART_HANDLE_NULL);
-  }
-  ASSERT_OK(dart_barrier(c->team));
-  check_round(c, seg, 48);
-
-  STAGE("%s: get_handle + dart_test_local loop", c->label);
-  memset(dst, POISON, all * sizeof(long));
-  for (int t = 0; t < c->n; ++t) {
-    dart_handle_t g = DART_HANDLE_NULL;
-    int o = (c->me + 1) % c->n;
-    ASSERT_OK(dart_get_handle(dst + (size_t)t * SLOT,
-                              gptr_at(seg, t,
-                                      (size_t)o * SLOT * sizeof(long)), SLOT,
-                              DART_TYPE_LONG, DART_TYPE_LONG, &g));
-    check_handle(c, t, g);
-    TEST_UNTIL_DONE(dart_test_local(&g, &done), done);
-    ASSERT(g == DART_HANDLE_NULL);
-    check_fill(DART_TYPE_LONG, dst + (size_t)t * SLOT, SLOT,
-               key(c->global_of[o], 48 + t));
-  }
-  ASSERT_OK(dart_barrier(c->team));
-
-  STAGE("%s: dart_testall loop over puts (with NULL entries)", c->label);
-  dart_handle_t *hh = xmalloc(2 * (size_t)c->n * sizeof *hh);
-  for (int t = 0; t < c->n; ++t) {
-    fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
-         key(c->global_of[c->me], 56 + t));
-    hh[2 * t] = DART_HANDLE_NULL;
-    ASSERT_OK(dart_put_handle(gptr_at(seg, t,
-                                      (size_t)c->me * SLOT * sizeof(long)),
-                              src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
-                              DART_TYPE_LONG, &hh[2 * t + 1]));
-  }
-  TEST_UNTIL_DONE(dart_testall(hh, 2 * (size_t)c->n, &done), done);
-  for (int i = 0; i < 2 * c->n; ++i) {
-    ASSERT(hh[i] == DART_HANDLE_NULL);
-  }
-  ASSERT_OK(dart_barrier(c->team));
-  check_round(c, seg, 56);
-
-  STAGE("%s: dart_testall_local loop / dart_waitall_local over gets",
-        c->label);
-  memset(dst, POISON, all * sizeof(long));
-  for (int t = 0; t < c->n; ++t) {
-    ASSERT_OK(dart_get_handle(dst + (size_t)t * SLOT,
-                              gptr_at(seg, t,
-                                      (size_t)c->me * SLOT * sizeof(long)),
-                              SLOT, DART_TYPE_LONG, DART_TYPE_LONG, &h[t]));
-  }
-  TEST_UNTIL_DONE(dart_testall_local(h, (size_t)c->n, &done), done);
-  for (int t = 0; t < c->n; ++t) {
-    ASSERT(h[t] == DART_HANDLE_NULL);
-    check_fill(DART_TYPE_LONG, dst + (size_t)t * SLOT, SLOT,
-               key(c->global_of[c->me], 56 + t));
-  }
-  memset(dst, POISON, all * sizeof(long));
-  for (int t = 0; t < c->n; ++t) {
-    ASSERT_OK(dart_get_handle(dst + (size_t)t * SLOT,
-                              gptr_at(seg, t,
-                                      (size_t)c->me * SLOT * sizeof(long)),
-                              SLOT, DART_TYPE_LONG, DART_TYPE_LONG, &h[t]));
-  }
-  ASSERT_OK(dart_waitall_local(h, (size_t)c->n));
-  for (int t = 0; t < c->n; ++t) {
-    ASSERT(h[t] == DART_HANDLE_NULL);
-    check_fill(DART_TYPE_LONG, dst + (size_t)t * SLOT, SLOT,
-               key(c->global_of[c->me], 56 + t));
-  }
-  ASSERT_OK(dart_barrier(c->team));
-
-  /* Freed handles: the transfer still happens, a flush completes it. */
-  STAGE("%s: put_handle + dart_handle_free + dart_flush", c->label);
-  for (int t = 0; t < c->n; ++t) {
-    fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
-         key(c->global_of[c->me], 32 + t));
-    ASSERT_OK(dart_put_handle(gptr_at(seg, t,
-                                      (size_t)c->me * SLOT * sizeof(long)),
-                              src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
-                              DART_TYPE_LONG, &h[t]));
-    ASSERT_OK(dart_handle_free(&h[t]));
-    ASSERT(h[t] == DART_HANDLE_NULL);
-  }
-  ASSERT_OK(dart_flush_all(seg));
-  ASSERT_OK(dart_barrier(c->team));
-  check_round(c, seg, 32);
-  ASSERT_OK(dart_barrier(c->team));
-
-  /* A flush does not consume handles: they are waited for afterwards. */
-  STAGE("%s: handles survive a flush", c->label);
-  for (int t = 0; t < c->n; ++t) {
-    fill(DART_TYPE_LONG, src + (size_t)t * SLOT, SLOT,
-         key(c->global_of[c->me], 24 + t));
-    ASSERT_OK(dart_put_handle(gptr_at(seg, t,
-                                      (size_t)c->me * SLOT * sizeof(long)),
-                              src + (size_t)t * SLOT, SLOT, DART_TYPE_LONG,
-                              DART_TYPE_LONG, &h[t]));
-  }
-  ASSERT_OK(dart_flush_all(seg));
-  for (int t = 0; t < c->n; ++t) {
-    ASSERT_OK(t % 2 == 0 ? dart_wait(&h[t]) : dart_wait_local(&h[t]));
-    ASSERT(h[t] == DART_HANDLE_NULL);
-  }
-  ASSERT_OK(dart_barrier(c->team));
-  check_round(c, seg, 24);
-  ASSERT_OK(dart_barrier(c->team));
-
-  STAGE("%s: NULL handles", c->label);
-  dart_handle_t null_h = DART_HANDLE_NULL;
-  ASSERT_OK(dart_wait(NULL));
-  ASSERT_OK(dart_wait(&null_h));
-  ASSERT_OK(dart_wait_local(NULL));
-  ASSERT_OK(dart_wait_local(&null_h));
-  ASSERT_OK(dart_handle_free(NULL));
-  ASSERT_OK(dart_handle_free(&null_h));
-  done = 7;
-  ASSERT_OK(dart_test(NULL, &done));
-  ASSERT_EQ(done, 1);
-  done = 7;
-  ASSERT_OK(dart_test(&null_h, &done));
-  ASSERT_EQ(done, 1);
-  done = 7;
-  ASSERT_OK(dart_test_local(NULL, &done));
-  ASSERT_EQ(done, 1);
-  done = 7;
-  ASSERT_OK(dart_test_local(&null_h, &done));
-  ASSERT_EQ(done, 1);
-  ASSERT(null_h == DART_HANDLE_NULL);
-  dart_handle_t nulls[3] = { DART_HANDLE_NULL, DART_HANDLE_NULL,
-                             DART_HANDLE_NULL };
-  ASSERT_OK(dart_waitall(NULL, 3));
-  ASSERT_OK(dart_waitall(nulls, 0));
-  ASSERT_OK(dart_waitall(nulls, 3));
-  ASSERT_OK(dart_waitall_local(NULL, 3));
-  ASSERT_OK(dart_waitall_local(nulls, 3));
-  done = 7;
-  ASSERT_OK(dart_testall(NULL, 0, &done));
-  ASSERT_EQ(done, 1);
-  done = 7;
-  ASSERT_OK(dart_testall(nulls, 0, &done));
-  ASSERT_EQ(done, 1);
-  done = 7;
-  ASSERT_OK(dart_testall(nulls, 3, &done));
-  ASSERT_EQ(done, 1);
-  done = 7;
-  ASSERT_OK(dart_testall_local(nulls, 3, &done));
-  ASSERT_EQ(done, 1);
-  done = 7;
-  ASSERT_OK(dart_testall_local(NULL, 0, &done));
-  ASSERT_EQ(done, 1);
-
-  free(hh);
-  free(h);
-  free(src);
-  free(dst);
-  ASSERT_OK(dart_team_memfree(seg));
-}
-
-/* ---------------------------------------------------------------------
  * Memory model: local stores vs. remote access across a barrier.
  * --------------------------------------------------------------------- */
 
@@ -563,10 +296,8 @@ static void test_memory_model(const struct ctx *c)
     ASSERT_OK(dart_barrier(c->team));
     for (int t = 0; t < c->n; ++t) {
       memset(got, POISON, sizeof got);
-      ASSERT_OK(dart_get_blocking(got,
-                                  gptr_at(seg, t,
-                                          (size_t)c->me * SLOT * sizeof(long)),
-                                  SLOT, DART_TYPE_LONG, DART_TYPE_LONG));
+      ASSERT_OK(dart_get_blocking(got, gptr_at(seg, t, slot_of(c->me)), SLOT,
+                                  DART_TYPE_LONG, DART_TYPE_LONG));
       check_fill(DART_TYPE_LONG, got, SLOT,
                  key(c->global_of[t], 20 + round * 2 + c->me % 2));
     }
@@ -579,7 +310,7 @@ static void test_memory_model(const struct ctx *c)
     for (int t = 0; t < c->n; ++t) {
       long *s = src + (size_t)t * SLOT;
       fill(DART_TYPE_LONG, s, SLOT, key(c->global_of[c->me], 10 + t % 4));
-      dart_gptr_t g = gptr_at(seg, t, (size_t)c->me * SLOT * sizeof(long));
+      dart_gptr_t g = gptr_at(seg, t, slot_of(c->me));
       ASSERT_OK(dart_put(g, s, SLOT, DART_TYPE_LONG, DART_TYPE_LONG));
       if (round == 0) {
         ASSERT_OK(dart_flush(g));
@@ -610,7 +341,6 @@ static void pairwise(void)
 static void nonblocking(void) { on_both_teams(test_nonblocking); }
 static void large_nonblocking(void) { test_large_nonblocking(&all_ctx); }
 static void burst(void) { test_burst(&all_ctx); }
-static void handles(void) { on_both_teams(test_handles); }
 static void memory_model(void) { on_both_teams(test_memory_model); }
 
 static const struct test_case cases[] = {
@@ -618,7 +348,6 @@ static const struct test_case cases[] = {
   { "nonblocking", nonblocking },
   { "large_nonblocking", large_nonblocking },
   { "burst", burst },
-  { "handles", handles },
   { "memory_model", memory_model },
 };
 
