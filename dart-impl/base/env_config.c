@@ -45,7 +45,7 @@ static const char *const known_variables[] = {
   "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT",
   "DART_LOCAL_POOL_MIB", "DART_LOCAL_POOL_MAX_MIB", "DART_NODEDB_LOCK",
   "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", "DART_SHM_SYNC",
-  "DART_ACCUMULATE_BATCH", NULL
+  "DART_ACCUMULATE_BATCH", "DART_POOL_GRACE_US", NULL
 };
 
 static int read_choice(const char *var, const struct choice *choices,
@@ -124,6 +124,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   int pool_max_mib = 0;
   int nodedb_lock = SHARED_RW_LOCK_2N;
   int accumulate_batch = 1024;
+  int pool_grace_us = -1;
 
   if (read_choice("DART_LOG_LEVEL", log_levels, &log_level, why, why_len) ||
       read_choice("DART_SHM_PATH", on_off, &shm, why, why_len) ||
@@ -145,6 +146,8 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
       read_int("DART_LOCAL_POOL_MAX_MIB", 0, 1 << 26, &pool_max_mib, why,
                why_len) ||
       read_int("DART_ACCUMULATE_BATCH", 0, 1 << 20, &accumulate_batch, why,
+               why_len) ||
+      read_int("DART_POOL_GRACE_US", 0, 60000000, &pool_grace_us, why,
                why_len)) {
     return -1;
   }
@@ -161,6 +164,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   cfg->local_pool_max_mib = pool_max_mib;
   cfg->nodedb_lock        = (enum shared_rw_lock_kind)nodedb_lock;
   cfg->accumulate_batch   = accumulate_batch;
+  cfg->pool_grace_us      = pool_grace_us;
   /* The level must be in force before the warnings below are filtered. */
   log_set_level(cfg->log_level);
   warn_unknown_variables();

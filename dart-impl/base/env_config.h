@@ -43,6 +43,8 @@ struct env_config {
                                             default */
   enum shared_rw_lock_kind nodedb_lock;  /* DART_NODEDB_LOCK */
   int                 accumulate_batch;  /* DART_ACCUMULATE_BATCH, 0 = off */
+  int                 pool_grace_us;     /* DART_POOL_GRACE_US, -1 = the
+                                            model (memory/pool_exposure.c) */
 };
 
 /* Fills `cfg` from the environment. Returns 0, or -1 with a message in

@@ -245,7 +245,7 @@ static void test_burst(const struct ctx *c)
   check_fill(DART_TYPE_LONG, vals, BURST, key(c->global_of[c->me], 31));
 
   /* dart_flush_all must complete every put of a burst into memory from
-   * dart_memalloc (the local pool's MPI_Win_create window), also the puts
+   * dart_memalloc (the local pool's own window), also the puts
    * the MPI library still queues for a target that is busy elsewhere:
    * Open MPI 4.1's osc/ucx MPI_Win_flush_all does not wait for those. */
   dart_gptr_t mine, *pools = xmalloc((size_t)c->n * sizeof *pools);

@@ -1,8 +1,10 @@
 /* Polled waits (progress.h). */
 #include "mpi/core/progress.h"
+#include "mpi/core/runtime.h"
 
 #include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 
 /* The waits of DART calls that wait for other units (see team_sync.h). */
 static const struct progress_hook *_Atomic poll_hook;
@@ -70,4 +72,27 @@ int progress_gate(MPI_Comm comm)
   MPI_Request request;
   int err = MPI_Ibarrier(comm, &request);
   return err == MPI_SUCCESS ? progress_wait(&request) : err;
+}
+
+static long long monotonic_ns(void)
+{
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+void progress_sleep(long long ns)
+{
+  const long long step = 100000; /* between two visits to MPI */
+  long long deadline = monotonic_ns() + ns;
+  for (long long left = ns; left > 0; left = deadline - monotonic_ns()) {
+    int flag = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, runtime.user_p2p_comm, &flag,
+               MPI_STATUS_IGNORE);
+    progress_poll();
+    /* Sleep rather than spin: the time is for other units to run. */
+    long long nap = left < step ? left : step;
+    struct timespec pause = { 0, (long)nap };
+    nanosleep(&pause, NULL);
+  }
 }

@@ -43,6 +43,13 @@ static inline int progress_complete(int err, MPI_Request *request)
  * the receive itself, under the communicator's error handler. */
 int progress_await_message(int source, int tag, MPI_Comm comm);
 
+/* Lets `ns` nanoseconds pass while MPI (an MPI_Iprobe every 100 us, so
+ * that one-sided calls of others into this unit complete under MPIs that
+ * need the target inside MPI) and the hook keep progressing: a grace time
+ * that other units' transfers must be able to finish in
+ * (memory/pool_exposure.c). */
+void progress_sleep(long long ns);
+
 /* Collective over `comm`: MPI_Ibarrier completed by progress_wait.
  * Blocking MPI calls that cannot be made non-blocking (communicator and
  * window creation and destruction) come after it: then every member is

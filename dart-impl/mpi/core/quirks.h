@@ -39,8 +39,12 @@
  *   (quirk_ompi_ucx_rget_dynamic.c).
  * - A dynamic window costs osc/ucx a region lookup per operation (8-byte
  *   put/get across hosts 188 against 92 us, bench-latency) and its region
- *   array breaks once regions come and go (ompi #6987):
- *   window_per_segment gives every segment an MPI_Win_create window.
+ *   array breaks once regions come and go (ompi #6987) and processes hold
+ *   different numbers of them (non-uniform attach works from 5.0 on, ompi
+ *   PR #10591; quirk_ompi_ucx_dynamic_regions.c):
+ *   window_per_segment gives every segment an MPI_Win_create window, and
+ *   the local pool attaches one region per unit to a window of its own on
+ *   either MPI (memory/pool_exposure.c).
  *   Elsewhere all portions of a team are attached to the team's dynamic
  *   window: MPICH 4.0.2 mixes up MPI_Win_create windows whose memory
  *   overlaps, which registered user memory may (the same buffer in two

@@ -159,17 +159,19 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
 {
   dart_ret_t ret = local_err;
   int err = MPI_SUCCESS;
-  seg->win = team->dynamic_win;
-  /* The local pool's reservation is fixed from init on, so it gets a
-   * window of its own under either MPI (Open MPI 4.1's osc/ucx corrupts
-   * the remote keys of a large sparse region in a dynamic window once
-   * other windows came and went). A window of its own starts at the
-   * 64-byte boundary at or below my portion, so that displacements keep
-   * the low bits of the target's address, which the alignment checks of
-   * atomics read (atomics.c); the bytes below the portion share its page
-   * and are never addressed (target.h checks every span). */
-  bool own = seg->win != MPI_WIN_NULL &&
-             (seg->id == DART_SEGMENT_LOCAL || mpi_quirks.window_per_segment);
+  /* The local pool brings its own dynamic window with my portion
+   * attached (memory/pool_exposure.h). */
+  bool preset = seg->id == DART_SEGMENT_LOCAL;
+  if (!preset) {
+    seg->win = team->dynamic_win;
+  }
+  /* A window of its own starts at the 64-byte boundary at or below my
+   * portion, so that displacements keep the low bits of the target's
+   * address, which the alignment checks of atomics read (atomics.c); the
+   * bytes below the portion share its page and are never addressed
+   * (target.h checks every span). */
+  bool own = !preset && seg->win != MPI_WIN_NULL &&
+             mpi_quirks.window_per_segment;
   size_t phase = (uintptr_t)seg->my_base % PORTION_ALIGN;
   if (own) {
     err = MPI_Win_create(seg->my_base - phase,
@@ -187,7 +189,7 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
     }
   }
   if (ret == DART_OK && seg->win != MPI_WIN_NULL && seg->my_size > 0 &&
-      !own) {
+      !own && !preset) {
     err = MPI_Win_attach(seg->win, seg->my_base, (MPI_Aint)seg->my_size);
     if (err != MPI_SUCCESS) {
       ret = report_mpi_error(call, "MPI_Win_attach", err);
@@ -352,20 +354,31 @@ static dart_ret_t allocate_shared(const char *call, struct team *team,
 }
 
 dart_ret_t team_publish_local_pool(const char *call, struct team *team,
-                                   char **node_bases, size_t reserve)
+                                   char **node_bases, size_t reserve,
+                                   size_t exposed, MPI_Win win,
+                                   const struct segment_watch *watch)
 {
   struct segment *seg = calloc(1, sizeof *seg);
   if (seg == NULL) {
+    if (win != MPI_WIN_NULL) {
+      MPI_Win_detach(win, node_bases[team->node_rank]);
+      MPI_Win_unlock_all(win);
+      MPI_Win_free(&win);
+    }
     pool_memory_unmap(node_bases, team->node_size, reserve);
     return report_error(DART_ERR_NOMEM, call, "out of memory");
   }
   seg->shm_win = MPI_WIN_NULL;
-  seg->win = MPI_WIN_NULL;
   seg->id = DART_SEGMENT_LOCAL;
   seg->node_bases = node_bases;
   seg->mapped_bytes = reserve;
   seg->my_base = node_bases[team->node_rank];
-  seg->my_size = reserve;
+  /* Every unit's portion is what it exposes; it grows with the pool. */
+  seg->my_size = exposed;
+  seg->win = win;
+  seg->owns_win = win != MPI_WIN_NULL;
+  seg->attached = win != MPI_WIN_NULL;
+  seg->watch = watch;
   dart_gptr_t gptr;
   return publish_segment(call, team, seg, &gptr, DART_OK);
 }

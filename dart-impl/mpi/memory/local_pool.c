@@ -1,9 +1,9 @@
 /* Non-collective global memory. dart_memalloc takes blocks from the
  * caller's local pool, segment 0 of DART_TEAM_ALL: a large node-shared
- * reservation made at init (pool_memory.h) and exposed as a whole in a
- * window of its own, so node peers reach a block by load/store and every
- * other unit by RMA from the moment it is handed out. The pool commits
- * the reservation in chunks: the first DART_LOCAL_POOL_MIB at init, and
+ * reservation made at init (pool_memory.h), whose committed part is
+ * exposed to RMA (pool_exposure.h), so node peers reach a block by
+ * load/store and every other unit by RMA from the moment it is handed
+ * out. The pool commits the reservation in chunks: the first DART_LOCAL_POOL_MIB at init, and
  * when no chunk has room, one more that doubles the committed size (or
  * just fits the request), until the reservation (DART_LOCAL_POOL_MAX_MIB)
  * or the node's memory runs out. dart_allocator_* do the same on a
@@ -14,6 +14,7 @@
 #include "mpi/core/runtime.h"
 #include "mpi/memory/globmem.h"
 #include "mpi/memory/local_pool.h"
+#include "mpi/memory/pool_exposure.h"
 #include "mpi/memory/pool_memory.h"
 #include "mpi/model/datatype.h"
 #include "mpi/model/team.h"
@@ -88,6 +89,13 @@ static dart_ret_t pool_grow(const char *call, size_t bytes)
       buddy_destroy(buddy);
       return report_error(DART_ERR_NOMEM, call, "cannot grow the local "
                           "pool by %zu bytes: %s", size, strerror(err));
+    }
+    /* Reachable by RMA before any block of it is handed out. */
+    dart_ret_t ret = pool_exposure_grow(call, offset + size);
+    if (ret != DART_OK) {
+      pool_memory_release(local_pool.fd, offset, size);
+      buddy_destroy(buddy);
+      return ret;
     }
     local_pool.chunks[local_pool.nchunks++] =
       (struct pool_chunk){ offset, buddy };
@@ -200,7 +208,15 @@ dart_ret_t local_pool_init(const char *call, size_t initial, size_t reserve)
   dart_ret_t ret = pool_memory_map(call, all->node_comm, reserve, initial,
                                    &local_pool.fd, &node_bases);
   if (ret == DART_OK) {
-    ret = team_publish_local_pool(call, all, node_bases, reserve);
+    MPI_Win win = MPI_WIN_NULL;
+    const struct segment_watch *watch = NULL;
+    ret = pool_exposure_init(call, all, node_bases[all->node_rank], initial,
+                             &win, &watch);
+    /* Also after a failure, so that every unit enters the collective
+     * exchange and the segment takes the mappings back. */
+    dart_ret_t published = team_publish_local_pool(
+      call, all, node_bases, reserve, initial, win, watch);
+    ret = ret != DART_OK ? ret : published;
   }
   if (ret != DART_OK) {
     buddy_destroy(first);
@@ -213,8 +229,22 @@ dart_ret_t local_pool_init(const char *call, size_t initial, size_t reserve)
   return DART_OK;
 }
 
+void local_pool_stats(struct local_pool_stats *stats)
+{
+  pthread_mutex_lock(&local_pool.lock);
+  stats->reserved = local_pool.reserve;
+  stats->committed = 0;
+  for (int i = 0; i < local_pool.nchunks; ++i) {
+    stats->committed += buddy_capacity(local_pool.chunks[i].buddy);
+  }
+  stats->chunks = local_pool.nchunks;
+  pthread_mutex_unlock(&local_pool.lock);
+  pool_exposure_stats(&stats->exposure);
+}
+
 void local_pool_finalize(void)
 {
+  pool_exposure_finalize(); /* collective: dart_exit's barrier is behind */
   /* The mappings go with segment 0 when DART_TEAM_ALL's segments go. */
   for (int i = 0; i < local_pool.nchunks; ++i) {
     buddy_destroy(local_pool.chunks[i].buddy);

@@ -26,6 +26,17 @@ int pool_memory_commit(int fd, size_t offset, size_t bytes)
   return 0;
 }
 
+void pool_memory_release(int fd, size_t offset, size_t bytes)
+{
+  /* Best effort: a kernel without hole punching on tmpfs keeps the
+   * pages until the file goes at dart_exit. */
+  if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                (off_t)offset, (off_t)bytes) != 0) {
+    LOG_DEBUG("dart_memalloc", "cannot return %zu pool bytes: %s", bytes,
+              strerror(errno));
+  }
+}
+
 void pool_memory_unmap(char **node_bases, int count, size_t reserve)
 {
   if (node_bases == NULL) {

@@ -1,9 +1,9 @@
 /* Address space for the local pool: every unit reserves a large, sparse
  * range of node-shared memory once at init, node peers map all of it, and
- * the pool commits pieces of it as it grows. Nothing is ever moved or
- * unmapped while DART runs, so a peer's mapping never goes stale
- * (docs/design.md, "The local pool": why flags and grace times are not
- * needed). */
+ * the pool commits pieces of it as it grows. The mappings stay until
+ * dart_exit, so a peer's mapping never goes stale; what other nodes reach
+ * by RMA is the pool's exposure (pool_exposure.h, docs/design.md, "The
+ * local pool"). */
 #ifndef DART_MPI_POOL_MEMORY_H
 #define DART_MPI_POOL_MEMORY_H
 
@@ -25,6 +25,10 @@ dart_ret_t pool_memory_map(const char *call, MPI_Comm node_comm,
 /* Backs [offset, offset + bytes) of my reservation with memory. Returns
  * 0 or an errno value (ENOSPC: the node's shared memory is full). */
 int pool_memory_commit(int fd, size_t offset, size_t bytes);
+
+/* Returns the pages of [offset, offset + bytes) of my reservation to the
+ * system; the range stays reserved and mapped (reads give zeros). */
+void pool_memory_release(int fd, size_t offset, size_t bytes);
 
 /* Unmaps `count` reservations of `reserve` bytes and frees the array. */
 void pool_memory_unmap(char **node_bases, int count, size_t reserve);

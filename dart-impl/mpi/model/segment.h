@@ -6,6 +6,20 @@
 #include "mpi/model/rma_targets.h"
 
 struct acc_batches;
+struct segment;
+
+/* A segment whose portions change size while other units run (the local
+ * pool, memory/pool_exposure.c): its owner raises a flag here before it
+ * changes what others may reach, and an access that finds its flag up,
+ * or that runs past the size this unit knows, re-reads the portion's
+ * size first (target_watch_ok). */
+struct segment_watch {
+  const unsigned char *changed; /* unit -> its portion changed since this
+                                   unit last read its size */
+  /* Re-reads `unit`'s portion size into seg->sizes; false (logged) when
+   * it cannot. */
+  bool (*refresh)(struct segment *seg, int unit);
+};
 
 #include <mpi.h>
 #include <stdatomic.h>
@@ -46,6 +60,7 @@ struct segment {
   struct rma_targets rma_targets; /* which units those went to */
   struct acc_batches *batches;    /* accumulates not sent yet
                                      (acc_batch.h), NULL until the first */
+  const struct segment_watch *watch; /* NULL: portions never change */
   struct segment    *next_retired;
 };
 

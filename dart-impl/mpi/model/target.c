@@ -39,6 +39,27 @@ dart_ret_t target_report_invalid(const char *call, dart_gptr_t gptr,
                       seg->sizes[unit], (int)seg->id);
 }
 
+static bool span_fits(size_t size, uint64_t offset, size_t span)
+{
+  return offset <= size && span <= size - offset;
+}
+
+bool target_watch_ok(struct segment *seg, int unit, uint64_t offset,
+                     size_t span)
+{
+  const struct segment_watch *w = seg->watch;
+  size_t size = __atomic_load_n(&seg->sizes[unit], __ATOMIC_RELAXED);
+  if (span_fits(size, offset, span) &&
+      !__atomic_load_n(&w->changed[unit], __ATOMIC_ACQUIRE)) {
+    return true;
+  }
+  if (!w->refresh(seg, unit)) {
+    return false;
+  }
+  size = __atomic_load_n(&seg->sizes[unit], __ATOMIC_RELAXED);
+  return span_fits(size, offset, span);
+}
+
 bool target_key_layout_ok(void)
 {
   dart_gptr_t a = { .unitid = 0x654321, .flags = 0xff, .segid = -2,

@@ -24,6 +24,12 @@ struct target {
 dart_ret_t target_report_invalid(const char *call, dart_gptr_t gptr,
                                  size_t span);
 
+/* Whether `span` bytes from `offset` lie in `unit`'s portion of a watched
+ * segment (segment.h, struct segment_watch): refreshes the portion's size
+ * when its change flag is up or the span runs past the size known. */
+bool target_watch_ok(struct segment *seg, int unit, uint64_t offset,
+                     size_t span);
+
 /* Resolves `gptr` for an access of `span` bytes from its offset. Unknown
  * team or segment, unit out of range, or a span running past the end of
  * the unit's portion: DART_ERR_INVAL with a log line on behalf of `call`.
@@ -37,7 +43,9 @@ static inline dart_ret_t target_resolve(const char *call, dart_gptr_t gptr,
   int unit = gptr.unitid;
   uint64_t offset = gptr.addr_or_offs.offset;
   if (seg == NULL || unit < 0 || unit >= team->size ||
-      offset > seg->sizes[unit] || span > seg->sizes[unit] - offset) {
+      !(seg->watch == NULL
+          ? offset <= seg->sizes[unit] && span <= seg->sizes[unit] - offset
+          : target_watch_ok(seg, unit, offset, span))) {
     return target_report_invalid(call, gptr, span);
   }
   t->team = team;

@@ -1,0 +1,359 @@
+/* The local pool's exposure to RMA and its change protocol (see the
+ * header). The protocol is the one Mehlan, Hoefler, Mietke and Rehm give
+ * for memory that peers access without a handshake on the data path
+ * (docs/design.md, "The local pool"): the owner raises a flag per peer,
+ * waits a grace time in which every transfer a peer started before it saw
+ * the flag completes, and only then changes the memory.
+ *
+ * Why one region per unit, re-attached whole: Open MPI 4.1's osc/ucx
+ * crashes or misroutes puts and gets on a dynamic window whose processes
+ * attach different numbers of regions once regions come and go
+ * (dart-impl/test/quirk_ompi_ucx_dynamic_regions.c); one region per unit
+ * that changes size works on both MPIs. Re-attaching leaves a moment in
+ * which the region is not attached: that is what the grace time covers.
+ *
+ * Where the words live: every unit has a small block in an
+ * MPI_Win_allocate window, `state` (my exposed bytes, with bit 0 set
+ * while a change is under way) and `changed[u]` (unit u changed its
+ * exposure since I last read its state). The owner writes its state and
+ * others read it with MPI atomics only; flags are written with MPI_Put
+ * and read here with a load. */
+#define _GNU_SOURCE /* sched_rr_get_interval */
+#include "mpi/memory/pool_exposure.h"
+#include "base/cache_line.h"
+#include "mpi/core/progress.h"
+#include "mpi/core/runtime.h"
+#include "mpi/core/serialize.h"
+
+#include <dash/dart/if/dart_team_group.h>
+
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define STATE_CHANGING ((uint64_t)1) /* extents are page multiples */
+#define FLAGS_DISP     ((MPI_Aint)sizeof(uint64_t))
+
+struct pool_ctl {
+  uint64_t      state;
+  unsigned char changed[]; /* one per unit of DART_TEAM_ALL */
+};
+
+static bool refresh(struct segment *seg, int unit);
+
+static struct {
+  MPI_Win              ctl_win;
+  struct pool_ctl     *ctl;      /* mine, in ctl_win */
+  MPI_Win              win;      /* the pool's dynamic window */
+  char                *base;     /* my reservation */
+  size_t               extent;   /* bytes of it attached */
+  int                  me;
+  int                 *rma_peers; /* units that reach me through `win` */
+  int                  nrma_peers;
+  struct segment_watch watch;
+  struct pool_exposure_stats stats;
+} exposure = { .ctl_win = MPI_WIN_NULL, .win = MPI_WIN_NULL };
+
+static long long now_ns(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* --- the grace time ---------------------------------------------------
+ * t_delay = t_maxdata + t_rrsched * n: a peer that checked my flag just
+ * before I raised it may still be inside one transfer (at most my whole
+ * exposure, at memory bandwidth), and may have been descheduled between
+ * the check and the transfer for up to one time slice per process that
+ * competes for its core. */
+
+/* Bytes per nanosecond of a large memcpy, measured once. */
+static double copy_bandwidth(void)
+{
+  static double measured;
+  if (measured > 0) {
+    return measured;
+  }
+  const size_t bytes = (size_t)8 << 20;
+  char *from = malloc(bytes), *to = malloc(bytes);
+  double bw = 1.0; /* 1 GB/s if memory is too short to measure */
+  if (from != NULL && to != NULL) {
+    memset(from, 1, bytes);
+    memset(to, 0, bytes); /* both committed before the clock starts */
+    long long best = 0;
+    for (int i = 0; i < 3; ++i) {
+      long long t0 = now_ns();
+      memcpy(to, from, bytes);
+      __asm__ volatile("" : : "r"(to) : "memory");
+      long long t = now_ns() - t0;
+      best = best == 0 || t < best ? t : best;
+    }
+    bw = (double)bytes / (double)(best > 0 ? best : 1);
+  }
+  free(from);
+  free(to);
+  measured = bw;
+  return bw;
+}
+
+/* The scheduler's round-robin quantum: this process's if it runs under a
+ * round-robin policy, else the kernel's setting for such processes, which
+ * bounds how long a runnable process waits for its core. */
+static long long rr_slice_ns(void)
+{
+  struct timespec slice;
+  if (sched_rr_get_interval(0, &slice) == 0 &&
+      (slice.tv_sec > 0 || slice.tv_nsec > 0)) {
+    return (long long)slice.tv_sec * 1000000000LL + slice.tv_nsec;
+  }
+  long long ms = 100; /* the kernel's default */
+  FILE *f = fopen("/proc/sys/kernel/sched_rr_timeslice_ms", "r");
+  if (f != NULL) {
+    if (fscanf(f, "%lld", &ms) != 1 || ms <= 0) {
+      ms = 100;
+    }
+    fclose(f);
+  }
+  return ms * 1000000LL;
+}
+
+/* Processes runnable on this node right now (including this one). */
+static int runnable_processes(void)
+{
+  int n = 1;
+  FILE *f = fopen("/proc/stat", "r");
+  if (f == NULL) {
+    return n;
+  }
+  char line[256];
+  while (fgets(line, sizeof line, f) != NULL) {
+    if (sscanf(line, "procs_running %d", &n) == 1) {
+      break;
+    }
+  }
+  fclose(f);
+  return n > 0 ? n : 1;
+}
+
+void pool_exposure_grace(size_t extent, struct pool_grace *grace)
+{
+  grace->maxdata_ns = (long long)((double)extent / copy_bandwidth());
+  grace->rrsched_ns = rr_slice_ns();
+  grace->runnable = runnable_processes();
+  grace->total_ns = runtime.env.pool_grace_us >= 0
+                      ? (long long)runtime.env.pool_grace_us * 1000
+                      : grace->maxdata_ns +
+                          grace->rrsched_ns * grace->runnable;
+}
+
+/* --- the words ------------------------------------------------------- */
+
+static int write_state(uint64_t state)
+{
+  uint64_t old = 0;
+  int err;
+  MPI_SERIALIZED(
+    err = MPI_Fetch_and_op(&state, &old, MPI_UINT64_T, exposure.me, 0,
+                           MPI_REPLACE, exposure.ctl_win);
+    if (err == MPI_SUCCESS) {
+      err = MPI_Win_flush(exposure.me, exposure.ctl_win);
+    });
+  return err;
+}
+
+static int read_state(int unit, uint64_t *state)
+{
+  int err;
+  MPI_SERIALIZED(
+    err = MPI_Fetch_and_op(NULL, state, MPI_UINT64_T, unit, 0, MPI_NO_OP,
+                           exposure.ctl_win);
+    if (err == MPI_SUCCESS) {
+      err = MPI_Win_flush(unit, exposure.ctl_win);
+    });
+  return err;
+}
+
+/* Raises my flag at every unit that reaches me by RMA. */
+static int raise_flags(void)
+{
+  static const unsigned char up = 1;
+  int err = MPI_SUCCESS;
+  mpi_serial_enter();
+  for (int i = 0; err == MPI_SUCCESS && i < exposure.nrma_peers; ++i) {
+    err = MPI_Put(&up, 1, MPI_BYTE, exposure.rma_peers[i],
+                  FLAGS_DISP + exposure.me, 1, MPI_BYTE, exposure.ctl_win);
+  }
+  if (err == MPI_SUCCESS) {
+    err = MPI_Win_flush_all(exposure.ctl_win);
+  }
+  mpi_serial_leave();
+  return err;
+}
+
+/* segment_watch.refresh of segment 0: reads `unit`'s exposure, waiting
+ * while it changes. */
+static bool refresh(struct segment *seg, int unit)
+{
+  if (unit == exposure.me || exposure.ctl_win == MPI_WIN_NULL) {
+    return true; /* my own size is always current */
+  }
+  /* Down before the read: a change that raises it again from here on is
+   * seen by the next access. */
+  __atomic_store_n(&exposure.ctl->changed[unit], 0, __ATOMIC_SEQ_CST);
+  for (;;) {
+    uint64_t state = 0;
+    int err = read_state(unit, &state);
+    if (err != MPI_SUCCESS) {
+      report_mpi_error("dart_put/get", "MPI_Fetch_and_op", err);
+      return false;
+    }
+    if (!(state & STATE_CHANGING)) {
+      __atomic_store_n(&seg->sizes[unit], (size_t)state, __ATOMIC_RELAXED);
+      return true;
+    }
+    progress_sleep(20000); /* the change takes its grace time */
+  }
+}
+
+/* --- life cycle ------------------------------------------------------ */
+
+dart_ret_t pool_exposure_init(const char *call, struct team *all,
+                              char *base, size_t extent, MPI_Win *win,
+                              const struct segment_watch **watch)
+{
+  *win = MPI_WIN_NULL;
+  *watch = NULL;
+  exposure.base = base;
+  exposure.extent = extent;
+  exposure.me = all->my_rank;
+  exposure.stats.exposed = extent;
+  if (all->size == 1) {
+    return DART_OK; /* nobody to expose anything to */
+  }
+  exposure.rma_peers = malloc((size_t)all->size * sizeof(int));
+  if (exposure.rma_peers == NULL) {
+    return report_error(DART_ERR_NOMEM, call, "out of memory");
+  }
+  for (int u = 0; u < all->size; ++u) {
+    bool by_load_store = runtime.env.shared_memory_path &&
+                         all->node_rank_of[u] >= 0;
+    if (u != all->my_rank && !by_load_store) {
+      exposure.rma_peers[exposure.nrma_peers++] = u;
+    }
+  }
+  /* A whole number of cache lines: units' blocks may lie side by side in
+   * one node-shared allocation, and each unit's state word is written by
+   * MPI atomics that want it aligned. */
+  MPI_Aint ctl_bytes = (MPI_Aint)((sizeof(struct pool_ctl) +
+                                   (size_t)all->size + CACHE_LINE - 1) /
+                                  CACHE_LINE * CACHE_LINE);
+  int err = MPI_Win_allocate(ctl_bytes, 1, MPI_INFO_NULL, all->comm,
+                             &exposure.ctl, &exposure.ctl_win);
+  if (err != MPI_SUCCESS) {
+    exposure.ctl_win = MPI_WIN_NULL;
+    return report_mpi_error(call, "MPI_Win_allocate", err);
+  }
+  MPI_Win_set_errhandler(exposure.ctl_win, MPI_ERRORS_RETURN);
+  /* Written before the collective calls below, so before anyone can
+   * read it (they read it only after their dart_init returned). */
+  memset(exposure.ctl, 0, (size_t)ctl_bytes);
+  exposure.ctl->state = extent;
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, exposure.ctl_win);
+  err = MPI_Win_create_dynamic(MPI_INFO_NULL, all->comm, &exposure.win);
+  if (err != MPI_SUCCESS) {
+    exposure.win = MPI_WIN_NULL;
+    return report_mpi_error(call, "MPI_Win_create_dynamic", err);
+  }
+  MPI_Win_set_errhandler(exposure.win, MPI_ERRORS_RETURN);
+  err = MPI_Win_lock_all(MPI_MODE_NOCHECK, exposure.win);
+  if (err == MPI_SUCCESS) {
+    err = MPI_Win_attach(exposure.win, base, (MPI_Aint)extent);
+  }
+  if (err != MPI_SUCCESS) {
+    MPI_Win_free(&exposure.win);
+    return report_mpi_error(call, "MPI_Win_attach", err);
+  }
+  exposure.watch.changed = exposure.ctl->changed;
+  exposure.watch.refresh = refresh;
+  *win = exposure.win;
+  *watch = &exposure.watch;
+  return DART_OK;
+}
+
+dart_ret_t pool_exposure_grow(const char *call, size_t extent)
+{
+  if (extent <= exposure.extent) {
+    return DART_OK;
+  }
+  long long start = now_ns();
+  struct segment *seg = team_lookup(DART_TEAM_ALL)->segments.local_pool;
+  if (exposure.win != MPI_WIN_NULL) {
+    bool guarded = exposure.nrma_peers > 0;
+    int err = MPI_SUCCESS;
+    if (guarded) {
+      pool_exposure_grace(exposure.extent, &exposure.stats.last_grace);
+      err = write_state(exposure.extent | STATE_CHANGING);
+      if (err == MPI_SUCCESS) {
+        err = raise_flags();
+      }
+      if (err != MPI_SUCCESS) {
+        write_state(exposure.extent);
+        return report_mpi_error(call, "MPI_Put (pool change flags)", err);
+      }
+      progress_sleep(exposure.stats.last_grace.total_ns);
+      exposure.stats.guarded++;
+    }
+    MPI_SERIALIZED(
+      MPI_Win_detach(exposure.win, exposure.base);
+      err = MPI_Win_attach(exposure.win, exposure.base, (MPI_Aint)extent);
+      if (err != MPI_SUCCESS) {
+        /* The old region at least, so peers keep what they had. */
+        MPI_Win_attach(exposure.win, exposure.base,
+                       (MPI_Aint)exposure.extent);
+      });
+    if (err != MPI_SUCCESS) {
+      if (guarded) {
+        write_state(exposure.extent);
+      }
+      return report_mpi_error(call, "MPI_Win_attach (local pool)", err);
+    }
+    exposure.extent = extent;
+    /* Also unguarded: node peers read it when an access runs past the
+     * size they know. */
+    if ((err = write_state(extent)) != MPI_SUCCESS) {
+      return report_mpi_error(call, "MPI_Fetch_and_op (pool state)", err);
+    }
+  }
+  exposure.extent = extent;
+  seg->my_size = extent;
+  __atomic_store_n(&seg->sizes[exposure.me], extent, __ATOMIC_RELAXED);
+  exposure.stats.exposed = extent;
+  exposure.stats.changes++;
+  exposure.stats.last_change_ns = now_ns() - start;
+  LOG_DEBUG(call, "local pool exposes %zu bytes (%.3f ms)", extent,
+            (double)exposure.stats.last_change_ns / 1e6);
+  return DART_OK;
+}
+
+void pool_exposure_stats(struct pool_exposure_stats *stats)
+{
+  *stats = exposure.stats;
+}
+
+void pool_exposure_finalize(void)
+{
+  if (exposure.ctl_win != MPI_WIN_NULL) {
+    MPI_Win_unlock_all(exposure.ctl_win);
+    MPI_Win_free(&exposure.ctl_win);
+  }
+  free(exposure.rma_peers);
+  exposure.rma_peers = NULL;
+  exposure.nrma_peers = 0;
+  exposure.win = MPI_WIN_NULL; /* freed with segment 0 */
+  exposure.ctl = NULL;
+  memset(&exposure.stats, 0, sizeof exposure.stats);
+}

@@ -1,0 +1,63 @@
+/* What units reaching my local pool by RMA see of it, and how it changes
+ * while they run (docs/design.md, "The local pool"). Only the committed
+ * prefix of my reservation is attached to the pool's dynamic window (and
+ * so registered with the network), one region per unit; it is re-attached
+ * when the pool grows. Every such change follows one protocol: mark my
+ * exposure as changing, raise my flag at every unit that reaches me by
+ * RMA, wait the grace time, change, publish the new size. A unit that
+ * finds my flag up, or that would access past the size it knows, reads
+ * my exposure again before it touches my memory (struct segment_watch).
+ * Node peers reach the pool by load/store through their mapping of the
+ * whole reservation and are not involved. */
+#ifndef DART_MPI_POOL_EXPOSURE_H
+#define DART_MPI_POOL_EXPOSURE_H
+
+#include "mpi/model/segment.h"
+#include "mpi/model/team.h"
+
+#include <dash/dart/if/dart_types.h>
+
+#include <mpi.h>
+#include <stddef.h>
+
+/* The grace time of one change and its parts: t_delay = t_maxdata +
+ * t_rrsched * runnable (pool_exposure.c says why). */
+struct pool_grace {
+  long long maxdata_ns;  /* largest transfer into the pool / bandwidth */
+  long long rrsched_ns;  /* the scheduler's round-robin time slice */
+  int       runnable;    /* processes runnable on this node */
+  long long total_ns;    /* what a change waits (DART_POOL_GRACE_US
+                            replaces the model when set) */
+};
+
+struct pool_exposure_stats {
+  size_t           exposed;      /* bytes of my reservation attached */
+  unsigned long    changes;      /* exposure changes so far */
+  unsigned long    guarded;      /* of those, with flags and grace */
+  long long        last_change_ns; /* wall time of the last change */
+  struct pool_grace last_grace;  /* of the last guarded change */
+};
+
+/* Collective over DART_TEAM_ALL (`all`) at init: the flag window and the
+ * pool's dynamic window with the first `extent` bytes at `base` attached.
+ * *win: the pool's window (MPI_WIN_NULL for a team of one), owned by
+ * segment 0 from then on; *watch: what segment 0's accesses check. */
+dart_ret_t pool_exposure_init(const char *call, struct team *all,
+                              char *base, size_t extent, MPI_Win *win,
+                              const struct segment_watch **watch);
+
+/* Exposes the first `extent` bytes (more than now) under the protocol
+ * above, and updates segment 0's record of my portion. Not thread-safe:
+ * the pool's lock serializes the calls. */
+dart_ret_t pool_exposure_grow(const char *call, size_t extent);
+
+/* The grace time a change of an `extent`-byte exposure would wait. */
+void pool_exposure_grace(size_t extent, struct pool_grace *grace);
+
+void pool_exposure_stats(struct pool_exposure_stats *stats);
+
+/* Collective at dart_exit: frees the flag window (the pool's window goes
+ * with segment 0). */
+void pool_exposure_finalize(void);
+
+#endif

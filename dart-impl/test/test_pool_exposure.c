@@ -1,0 +1,262 @@
+/* White-box: the local pool exposes to RMA what it committed, no more
+ * (memory/pool_exposure.h), and it grows while other units hammer on it.
+ * Run with DART_LOCAL_POOL_MIB=1 and DART_LOCAL_POOL_MAX_MIB=256 (the
+ * registration in CMakeLists.txt does), on one node, on simulated nodes
+ * and with the shared-memory path off, so that growth happens both with
+ * and without units that reach the pool by RMA. */
+#include "test.h"
+#include "mpi/core/runtime.h"
+#include "mpi/memory/local_pool.h"
+#include "mpi/model/team.h"
+
+#include <dash/dart/if/dart.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIB ((size_t)1 << 20)
+
+static int me, n;
+
+/* My block's address (dart_gptr_getaddr). */
+static void *local_addr_of(dart_gptr_t g)
+{
+  void *p = NULL;
+  ASSERT_OK(dart_gptr_getaddr(g, &p));
+  return p;
+}
+
+static void require_pool_env(void)
+{
+  const char *initial = getenv("DART_LOCAL_POOL_MIB");
+  const char *max = getenv("DART_LOCAL_POOL_MAX_MIB");
+  if (initial == NULL || max == NULL || atoi(initial) != 1 ||
+      atoi(max) != 256) {
+    FAILF("run with DART_LOCAL_POOL_MIB=1 and DART_LOCAL_POOL_MAX_MIB=256");
+  }
+}
+
+/* Whether some other unit reaches my pool through MPI, so that a change
+ * of my exposure raises flags and waits its grace time. */
+static bool have_rma_peers(void)
+{
+  struct team *all = team_lookup(DART_TEAM_ALL);
+  for (int u = 0; u < all->size; ++u) {
+    if (u != me && !(runtime.env.shared_memory_path &&
+                     all->node_rank_of[u] >= 0)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+static void test_accounting(void)
+{
+  require_pool_env();
+  STAGE("after init");
+  struct local_pool_stats s;
+  local_pool_stats(&s);
+  ASSERT_EQ(s.committed, MIB);
+  ASSERT_EQ(s.exposure.exposed, MIB);
+  ASSERT_EQ(s.chunks, 1);
+  ASSERT_EQ(s.reserved, 256 * MIB);
+
+  /* 1 MiB blocks fill chunks of 1, 1, 2, 4 and 8 MiB: doubling leaves no
+   * gap, so what RMA reaches is exactly what is committed. */
+  enum { BLOCKS = 16 };
+  dart_gptr_t blocks[BLOCKS];
+  unsigned long changes = s.exposure.changes;
+  for (int b = 0; b < BLOCKS; ++b) {
+    STAGE("block %d", b);
+    ASSERT_OK(dart_memalloc(MIB, DART_TYPE_BYTE, &blocks[b]));
+    local_pool_stats(&s);
+    ASSERT_EQ(s.exposure.exposed, s.committed);
+    ASSERT_MSG(blocks[b].addr_or_offs.offset + MIB <= s.exposure.exposed,
+               "block at %llu past the exposed %zu bytes",
+               (unsigned long long)blocks[b].addr_or_offs.offset,
+               s.exposure.exposed);
+  }
+  ASSERT_EQ(s.committed, 16 * MIB);
+  ASSERT_EQ(s.chunks, 5);
+  ASSERT_EQ(s.exposure.changes - changes, 4);
+  ASSERT_EQ(s.exposure.guarded, have_rma_peers() ? s.exposure.changes : 0);
+
+  STAGE("the grace time of the last change");
+  if (s.exposure.guarded > 0) {
+    const struct pool_grace *g = &s.exposure.last_grace;
+    ASSERT(g->rrsched_ns > 0);
+    ASSERT(g->runnable >= 1);
+    ASSERT(g->maxdata_ns >= 0);
+    const char *fixed = getenv("DART_POOL_GRACE_US");
+    if (fixed != NULL) {
+      ASSERT_EQ(g->total_ns, atoll(fixed) * 1000);
+    } else {
+      ASSERT_EQ(g->total_ns, g->maxdata_ns + g->rrsched_ns * g->runnable);
+    }
+    /* A change waited at least its grace time. */
+    ASSERT(s.exposure.last_change_ns >= g->total_ns);
+  }
+  for (int b = 0; b < BLOCKS; ++b) {
+    ASSERT_OK(dart_memfree(blocks[b]));
+  }
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+}
+
+/* Every unit's counters block: slot 2v counts unit v's fetch-and-adds,
+ * slot 2v + 1 holds the last value unit v put. */
+static int64_t counter_slot(int v) { return 2 * v; }
+static int64_t put_slot(int v) { return 2 * v + 1; }
+
+/* Hammers every other unit's block with fetch-and-add, put and get. */
+static void hammer(const dart_gptr_t *blocks, int rounds, int64_t *added)
+{
+  for (int r = 0; r < rounds; ++r) {
+    for (int u = 0; u < n; ++u) {
+      if (u == me) {
+        continue;
+      }
+      dart_gptr_t c = blocks[u];
+      c.addr_or_offs.offset += (uint64_t)counter_slot(me) * sizeof(int64_t);
+      int64_t one = 1, old = -1;
+      ASSERT_OK(dart_fetch_and_op(c, &one, &old, DART_TYPE_LONGLONG,
+                                  DART_OP_SUM));
+      ASSERT_OK(dart_flush(c));
+      ASSERT_EQ(old, added[u]);
+      added[u]++;
+      dart_gptr_t p = blocks[u];
+      p.addr_or_offs.offset += (uint64_t)put_slot(me) * sizeof(int64_t);
+      int64_t value = (int64_t)r * 1000 + me, got = -1;
+      ASSERT_OK(dart_put_blocking(p, &value, 1, DART_TYPE_LONGLONG,
+                                  DART_TYPE_LONGLONG));
+      ASSERT_OK(dart_get_blocking(&got, p, 1, DART_TYPE_LONGLONG,
+                                  DART_TYPE_LONGLONG));
+      ASSERT_EQ(got, value);
+    }
+  }
+}
+
+/* Half the units grow their pools while the other half hammer on blocks
+ * in everybody's first chunk, then the other way round; afterwards the
+ * grown chunks are reachable like the first one. */
+static void test_grow_under_load(void)
+{
+  require_pool_env();
+  STAGE("counters");
+  dart_gptr_t mine;
+  ASSERT_OK(dart_memalloc((size_t)2 * n, DART_TYPE_LONGLONG, &mine));
+  memset(local_addr_of(mine), 0, (size_t)2 * n * sizeof(int64_t));
+  dart_gptr_t *blocks = xmalloc((size_t)n * sizeof *blocks);
+  ASSERT_OK(dart_allgather(&mine, blocks, sizeof mine, DART_TYPE_BYTE,
+                           DART_TEAM_ALL));
+  int64_t *added = calloc((size_t)n, sizeof *added);
+  enum { GROWN = 24, ROUNDS = 200 };
+  dart_gptr_t grown[GROWN];
+  for (int phase = 0; phase < 2; ++phase) {
+    STAGE("phase %d", phase);
+    if (me % 2 == phase) {
+      for (int b = 0; b < GROWN; ++b) {
+        ASSERT_OK(dart_memalloc(MIB, DART_TYPE_BYTE, &grown[b]));
+        char *p = local_addr_of(grown[b]);
+        p[0] = (char)(me + b);
+        p[MIB - 1] = (char)(me - b);
+      }
+    } else {
+      hammer(blocks, ROUNDS, added);
+    }
+    ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  }
+  STAGE("counters exact");
+  int64_t *counters = local_addr_of(mine);
+  int64_t *expected = xmalloc((size_t)n * n * sizeof *expected);
+  ASSERT_OK(dart_allgather(added, expected, (size_t)n * sizeof *added,
+                           DART_TYPE_BYTE, DART_TEAM_ALL));
+  for (int v = 0; v < n; ++v) {
+    ASSERT_EQ(counters[counter_slot(v)], expected[(size_t)v * n + me]);
+  }
+
+  STAGE("grown chunks reachable");
+  dart_gptr_t *all = xmalloc((size_t)n * GROWN * sizeof *all);
+  ASSERT_OK(dart_allgather(grown, all, GROWN * sizeof *all, DART_TYPE_BYTE,
+                           DART_TEAM_ALL));
+  int next = (me + 1) % n;
+  for (int b = 0; b < GROWN; ++b) {
+    dart_gptr_t g = all[(size_t)next * GROWN + b];
+    dart_gptr_t last = g;
+    last.addr_or_offs.offset += MIB - 1;
+    char first_byte = 0, last_byte = 0;
+    ASSERT_OK(dart_get_blocking(&first_byte, g, 1, DART_TYPE_BYTE,
+                                DART_TYPE_BYTE));
+    ASSERT_OK(dart_get_blocking(&last_byte, last, 1, DART_TYPE_BYTE,
+                                DART_TYPE_BYTE));
+    ASSERT_EQ(first_byte, (char)(next + b));
+    ASSERT_EQ(last_byte, (char)(next - b));
+  }
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  for (int b = 0; b < GROWN; ++b) {
+    ASSERT_OK(dart_memfree(grown[b]));
+  }
+  ASSERT_OK(dart_memfree(mine));
+  free(all);
+  free(expected);
+  free(added);
+  free(blocks);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+}
+
+/* An access past what a unit exposes (inside its reservation) is refused
+ * with DART_ERR_INVAL, from node peers and through RMA alike, and the
+ * target lives on. */
+static void test_beyond_exposure(void)
+{
+  require_pool_env();
+  struct local_pool_stats s;
+  local_pool_stats(&s);
+  uint64_t *exposed = xmalloc((size_t)n * sizeof *exposed);
+  uint64_t my_exposed = s.exposure.exposed;
+  ASSERT_OK(dart_allgather(&my_exposed, exposed, sizeof my_exposed,
+                           DART_TYPE_BYTE, DART_TEAM_ALL));
+  for (int u = 0; u < n; ++u) {
+    STAGE("unit %d's last exposed byte and the first one past it", u);
+    dart_gptr_t g = { .unitid = u, .segid = DART_SEGMENT_LOCAL,
+                      .teamid = DART_TEAM_ALL };
+    g.addr_or_offs.offset = exposed[u] - 8;
+    int64_t value = 0;
+    ASSERT_OK(dart_get_blocking(&value, g, 1, DART_TYPE_LONGLONG,
+                                DART_TYPE_LONGLONG));
+    g.addr_or_offs.offset = exposed[u];
+    int saved = mute_log();
+    ASSERT_RET(dart_get_blocking(&value, g, 1, DART_TYPE_LONGLONG,
+                                 DART_TYPE_LONGLONG),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_put_blocking(g, &value, 1, DART_TYPE_LONGLONG,
+                                 DART_TYPE_LONGLONG),
+               DART_ERR_INVAL);
+    g.addr_or_offs.offset = exposed[u] - 4;
+    ASSERT_RET(dart_put_blocking(g, &value, 1, DART_TYPE_LONGLONG,
+                                 DART_TYPE_LONGLONG),
+               DART_ERR_INVAL);
+    restore_log(saved);
+  }
+  free(exposed);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+}
+
+static void setup(int *argc, char ***argv)
+{
+  test_dart_setup(argc, argv);
+  me = test_me;
+  n = test_units;
+}
+
+static const struct test_case cases[] = {
+  { "accounting", test_accounting },
+  { "grow_under_load", test_grow_under_load },
+  { "beyond_exposure", test_beyond_exposure },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup,
+                       test_dart_teardown);
+}
