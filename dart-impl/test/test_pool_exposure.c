@@ -103,12 +103,17 @@ static void test_accounting(void)
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 }
 
-/* Every unit's counters block: slot 2v counts unit v's fetch-and-adds,
- * slot 2v + 1 holds the last value unit v put. */
-static int64_t counter_slot(int v) { return 2 * v; }
-static int64_t put_slot(int v) { return 2 * v + 1; }
+/* Every unit's counters block: slot 3v counts unit v's fetch-and-adds,
+ * slot 3v + 1 holds the last value unit v put, slot 3v + 2 counts unit
+ * v's accumulates (batched between nodes and sent at the flush after the
+ * last round, acc_batch.h: maybe while the target changes its exposure). */
+enum { SLOTS = 3 };
+static int64_t counter_slot(int v) { return SLOTS * v; }
+static int64_t put_slot(int v) { return SLOTS * v + 1; }
+static int64_t acc_slot(int v) { return SLOTS * v + 2; }
 
-/* Hammers every other unit's block with fetch-and-add, put and get. */
+/* Hammers every other unit's block with fetch-and-add, put, get and
+ * accumulate. */
 static void hammer(const dart_gptr_t *blocks, int rounds, int64_t *added)
 {
   for (int r = 0; r < rounds; ++r) {
@@ -132,6 +137,15 @@ static void hammer(const dart_gptr_t *blocks, int rounds, int64_t *added)
       ASSERT_OK(dart_get_blocking(&got, p, 1, DART_TYPE_LONGLONG,
                                   DART_TYPE_LONGLONG));
       ASSERT_EQ(got, value);
+      dart_gptr_t a = blocks[u];
+      a.addr_or_offs.offset += (uint64_t)acc_slot(me) * sizeof(int64_t);
+      ASSERT_OK(dart_accumulate(a, &one, 1, DART_TYPE_LONGLONG,
+                                DART_OP_SUM));
+    }
+  }
+  for (int u = 0; u < n; ++u) {
+    if (u != me) {
+      ASSERT_OK(dart_flush(blocks[u]));
     }
   }
 }
@@ -144,8 +158,8 @@ static void test_grow_under_load(void)
   require_pool_env();
   STAGE("counters");
   dart_gptr_t mine;
-  ASSERT_OK(dart_memalloc((size_t)2 * n, DART_TYPE_LONGLONG, &mine));
-  memset(local_addr_of(mine), 0, (size_t)2 * n * sizeof(int64_t));
+  ASSERT_OK(dart_memalloc((size_t)SLOTS * n, DART_TYPE_LONGLONG, &mine));
+  memset(local_addr_of(mine), 0, (size_t)SLOTS * n * sizeof(int64_t));
   dart_gptr_t *blocks = xmalloc((size_t)n * sizeof *blocks);
   ASSERT_OK(dart_allgather(&mine, blocks, sizeof mine, DART_TYPE_BYTE,
                            DART_TEAM_ALL));
@@ -173,6 +187,7 @@ static void test_grow_under_load(void)
                            DART_TYPE_BYTE, DART_TEAM_ALL));
   for (int v = 0; v < n; ++v) {
     ASSERT_EQ(counters[counter_slot(v)], expected[(size_t)v * n + me]);
+    ASSERT_EQ(counters[acc_slot(v)], expected[(size_t)v * n + me]);
   }
 
   STAGE("grown chunks reachable");

@@ -346,6 +346,12 @@ void pool_exposure_stats(struct pool_exposure_stats *stats)
 
 void pool_exposure_finalize(void)
 {
+  /* Segment 0 outlives the flags (it goes with DART_TEAM_ALL): what it
+   * still sends at its free must not look at them. */
+  struct team *all = team_lookup(DART_TEAM_ALL);
+  if (all != NULL && all->segments.local_pool != NULL) {
+    all->segments.local_pool->watch = NULL;
+  }
   if (exposure.ctl_win != MPI_WIN_NULL) {
     MPI_Win_unlock_all(exposure.ctl_win);
     MPI_Win_free(&exposure.ctl_win);

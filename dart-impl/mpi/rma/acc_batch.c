@@ -284,15 +284,29 @@ static int send_unit(struct acc_batches *s, int unit, bool remote)
   return b == NULL ? MPI_SUCCESS : send_batch(b, unit, s->win, remote);
 }
 
+/* A batch's entries were checked against the target when they were
+ * queued, maybe long before: a unit that has since flagged a change of
+ * what it exposes (segment.h, struct segment_watch) gets the batch only
+ * once the change is done. */
+static void settle(struct segment *seg, int unit)
+{
+  if (seg->watch != NULL &&
+      __atomic_load_n(&seg->watch->changed[unit], __ATOMIC_ACQUIRE)) {
+    seg->watch->refresh(seg, unit);
+  }
+}
+
 static int send_all(struct segment *seg, int unit, bool remote)
 {
   int err = MPI_SUCCESS;
   pthread_mutex_lock(&batch_lock);
   struct acc_batches *s = seg->batches;
   if (s != NULL && unit >= 0) {
+    settle(seg, unit);
     err = send_unit(s, unit, remote);
   } else if (s != NULL) {
     for (int i = 0; i < s->npending; ++i) {
+      settle(seg, s->pending[i]);
       int e = send_unit(s, s->pending[i], remote);
       s->by_unit[s->pending[i]]->listed = false;
       err = err == MPI_SUCCESS ? e : err;
