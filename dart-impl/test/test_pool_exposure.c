@@ -14,8 +14,16 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MIB ((size_t)1 << 20)
+
+static double monotonic_seconds(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 static int me, n;
 
@@ -257,6 +265,64 @@ static void test_beyond_exposure(void)
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 }
 
+/* Allocation churn: random sizes from 1 KiB to 4 MiB (fixed seed), up to
+ * 32 blocks live, freed in random order, for DART_TEST_CHURN_S seconds
+ * (default 1): every allocation succeeds, and what the pool commits stays
+ * bounded although far more than the reservation passes through it. */
+static void test_churn(void)
+{
+  require_pool_env();
+  const char *env = getenv("DART_TEST_CHURN_S");
+  double seconds = env != NULL ? atof(env) : 1.0;
+  enum { LIVE = 32 };
+  dart_gptr_t live[LIVE];
+  size_t bytes[LIVE] = { 0 };
+  unsigned seed = 12345u + (unsigned)me;
+  size_t passed = 0, max_committed = 0;
+  long rounds = 0;
+  double start = monotonic_seconds();
+  while (monotonic_seconds() - start < seconds) {
+    int slot = (int)(rand_r(&seed) % LIVE);
+    if (bytes[slot] != 0) {
+      STAGE("round %ld: free %zu bytes", rounds, bytes[slot]);
+      ASSERT_OK(dart_memfree(live[slot]));
+      bytes[slot] = 0;
+    } else {
+      size_t b = (size_t)1024 << (rand_r(&seed) % 13); /* 1 KiB .. 4 MiB */
+      STAGE("round %ld: allocate %zu bytes", rounds, b);
+      ASSERT_OK(dart_memalloc(b, DART_TYPE_BYTE, &live[slot]));
+      char *p = local_addr_of(live[slot]);
+      p[0] = (char)slot;
+      p[b - 1] = (char)slot;
+      bytes[slot] = b;
+      passed += b;
+    }
+    struct local_pool_stats st;
+    local_pool_stats(&st);
+    max_committed = st.committed > max_committed ? st.committed
+                                                 : max_committed;
+    ASSERT_EQ(st.exposure.exposed, st.committed);
+    ++rounds;
+  }
+  STAGE("after %ld rounds, %zu bytes allocated in all", rounds, passed);
+  /* At most 32 blocks of at most 4 MiB live: 128 MiB, committed in
+   * doubling chunks, fit in half the 256 MiB reservation. */
+  ASSERT_MSG(max_committed <= 128 * MIB, "committed %zu bytes",
+             max_committed);
+  for (int i = 0; i < LIVE; ++i) {
+    if (bytes[i] != 0) {
+      char *p = local_addr_of(live[i]);
+      ASSERT_EQ(p[0], (char)i);
+      ASSERT_EQ(p[bytes[i] - 1], (char)i);
+      ASSERT_OK(dart_memfree(live[i]));
+    }
+  }
+  if (seconds >= 5) {
+    ASSERT_MSG(passed > 256 * MIB, "only %zu bytes passed through", passed);
+  }
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+}
+
 static void setup(int *argc, char ***argv)
 {
   test_dart_setup(argc, argv);
@@ -268,6 +334,7 @@ static const struct test_case cases[] = {
   { "accounting", test_accounting },
   { "grow_under_load", test_grow_under_load },
   { "beyond_exposure", test_beyond_exposure },
+  { "churn", test_churn },
 };
 
 int main(int argc, char **argv)

@@ -59,14 +59,47 @@ static size_t round_up_pow2(size_t bytes)
   return p;
 }
 
-/* Commits and adds a chunk with room for `bytes`. Caller holds the lock.
- * Returns DART_OK or logs why the pool cannot grow. */
-static dart_ret_t pool_grow(const char *call, size_t bytes)
+/* Commits [offset, offset + size) and appends it as a chunk (not yet
+ * exposed). Caller holds the lock. */
+static dart_ret_t add_chunk(const char *call, size_t offset, size_t size)
 {
   if (local_pool.nchunks == MAX_POOL_CHUNKS) {
     return report_error(DART_ERR_NOMEM, call, "local pool has reached its "
                         "%d chunks", MAX_POOL_CHUNKS);
   }
+  struct buddy_allocator *buddy = buddy_create(size);
+  if (buddy == NULL) {
+    return report_error(DART_ERR_NOMEM, call, "out of memory for the "
+                        "bookkeeping of %zu pool bytes", size);
+  }
+  int err = pool_memory_commit(local_pool.fd, offset, size);
+  if (err != 0) {
+    buddy_destroy(buddy);
+    return report_error(DART_ERR_NOMEM, call, "cannot grow the local "
+                        "pool by %zu bytes: %s", size, strerror(err));
+  }
+  local_pool.chunks[local_pool.nchunks++] =
+    (struct pool_chunk){ offset, buddy };
+  LOG_DEBUG(call, "local pool grew by %zu bytes at offset %zu", size,
+            offset);
+  return DART_OK;
+}
+
+/* Takes the chunks from index `keep` on back (their pages too). */
+static void drop_chunks(int keep)
+{
+  while (local_pool.nchunks > keep) {
+    struct pool_chunk *c = &local_pool.chunks[--local_pool.nchunks];
+    pool_memory_release(local_pool.fd, c->offset, buddy_capacity(c->buddy));
+    buddy_destroy(c->buddy);
+  }
+}
+
+/* Commits chunks up to one with room for `bytes` and exposes them.
+ * Caller holds the lock. Returns DART_OK or logs why the pool cannot
+ * grow. */
+static dart_ret_t pool_grow(const char *call, size_t bytes)
+{
   const struct pool_chunk *last = &local_pool.chunks[local_pool.nchunks - 1];
   size_t end = chunk_end(last);
   size_t need = bytes > (SIZE_MAX >> 2) ? 0 : round_up_pow2(bytes);
@@ -79,29 +112,30 @@ static dart_ret_t pool_grow(const char *call, size_t bytes)
     if (offset > local_pool.reserve || size > local_pool.reserve - offset) {
       continue;
     }
-    struct buddy_allocator *buddy = buddy_create(size);
-    if (buddy == NULL) {
-      return report_error(DART_ERR_NOMEM, call, "out of memory for the "
-                          "bookkeeping of %zu pool bytes", size);
+    int before = local_pool.nchunks;
+    dart_ret_t ret = DART_OK;
+    /* The gap below an aligned chunk becomes chunks as well, each aligned
+     * to its size: RMA reaches the pool as one prefix, and registering
+     * a gap would cost its memory (pinned) without making it usable. */
+    for (size_t at = end; ret == DART_OK && at < offset;) {
+      size_t piece = at & (~at + 1); /* the largest power of two dividing at */
+      while (piece > offset - at) {
+        piece >>= 1;
+      }
+      ret = add_chunk(call, at, piece);
+      at += piece;
     }
-    int err = pool_memory_commit(local_pool.fd, offset, size);
-    if (err != 0) {
-      buddy_destroy(buddy);
-      return report_error(DART_ERR_NOMEM, call, "cannot grow the local "
-                          "pool by %zu bytes: %s", size, strerror(err));
+    if (ret == DART_OK) {
+      ret = add_chunk(call, offset, size);
     }
     /* Reachable by RMA before any block of it is handed out. */
-    dart_ret_t ret = pool_exposure_grow(call, offset + size);
-    if (ret != DART_OK) {
-      pool_memory_release(local_pool.fd, offset, size);
-      buddy_destroy(buddy);
-      return ret;
+    if (ret == DART_OK) {
+      ret = pool_exposure_grow(call, offset + size);
     }
-    local_pool.chunks[local_pool.nchunks++] =
-      (struct pool_chunk){ offset, buddy };
-    LOG_DEBUG(call, "local pool grew by %zu bytes at offset %zu", size,
-              offset);
-    return DART_OK;
+    if (ret != DART_OK) {
+      drop_chunks(before);
+    }
+    return ret;
   }
   return report_error(DART_ERR_NOMEM, call, "local pool reservation of "
                       "%zu bytes has no room for %zu more "
