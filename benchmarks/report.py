@@ -577,6 +577,87 @@ def headline(d, size_tab, groups):
             [line for n in notes for line in ("", n)] + [""])
 
 
+# bench-pool's layouts as bench.sh runs them: (file suffix, heading).
+POOL_LAYOUTS = (("node1", "one node"), ("nodes2", "2 simulated nodes"))
+
+
+def pool_rows(d):
+    """The local pool's tables from bench-pool (pool-LAYOUT.csv,
+    pool-growth-LAYOUT.csv) and shmem-pool (pool-shmem.csv): allocate +
+    free by size against MPI_Win_allocate and shmem_malloc, then every
+    growth step's time beside the grace model. [] without those files."""
+    alloc = {k: read_csv(os.path.join(d, f"pool-{k}.csv"))
+             for k, _ in POOL_LAYOUTS}
+    growth = {k: read_csv(os.path.join(d, f"pool-growth-{k}.csv"))
+              for k, _ in POOL_LAYOUTS}
+    shmem = {int(r["bytes"]): num(r["shmem_us"])
+             for r in read_csv(os.path.join(d, "pool-shmem.csv"))}
+    if not any(alloc.values()) and not any(growth.values()):
+        return []
+    out = []
+    by_size = {}
+    for k, _ in POOL_LAYOUTS:
+        for r in alloc[k]:
+            by_size.setdefault(int(r["bytes"]), {})[k] = r
+    if by_size:
+        out += ["\n### Local pool: allocate + free of one block, 2 units "
+                "(bench-pool, us, median)\n",
+                "dart_memalloc + dart_memfree in a pool that has room, "
+                "against MPI_Win_allocate + MPI_Win_free of the same size on "
+                "MPI_COMM_SELF and on MPI_COMM_WORLD (collective) measured "
+                "in the same run, and OpenSHMEM's shmem_malloc + shmem_free "
+                "(collective, shmem-pool). Every unit allocates at once; "
+                "the slowest unit's time per operation, median of the "
+                "rounds. Nothing is touched. The MPI columns are the "
+                "one-node run's (MPI does not see simulated nodes).\n",
+                "| size | DART, one node | DART, 2 simulated nodes | "
+                "MPI Win_allocate SELF | MPI Win_allocate WORLD | "
+                "OpenSHMEM | SELF / DART | WORLD / DART | "
+                "OpenSHMEM / DART |",
+                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for b in sorted(by_size):
+            one, two = by_size[b].get("node1", {}), by_size[b].get("nodes2",
+                                                                     {})
+            mpi = one or two
+            dart = num(one.get("dart_us"))
+            self_us, world_us = num(mpi.get("mpi_self_us")), \
+                num(mpi.get("mpi_world_us"))
+            out.append(f"| {size_label(b)} | {fmt(dart, 2)} | "
+                       f"{fmt(num(two.get('dart_us')), 2)} | "
+                       f"{fmt(self_us, 2)} | {fmt(world_us, 2)} | "
+                       f"{fmt(shmem.get(b), 2)} | {ratio(self_us, dart)} | "
+                       f"{ratio(world_us, dart)} | "
+                       f"{ratio(shmem.get(b), dart)} |")
+    if any(growth.values()):
+        out += ["\n### Local pool growth: one chunk per dart_memalloc "
+                "(bench-pool, us, median of fresh pools)\n",
+                "A fresh 1 MiB pool; every block is as large as what the "
+                "pool has committed, so each dart_memalloc adds one chunk "
+                "(commit + exposure change). change: the exposure change "
+                "alone (local_pool_stats: exposure.last_change_ns); grace: "
+                "the model t_maxdata + t_rrsched * runnable it waited, only "
+                "when some unit reaches the pool by RMA (guarded: in how "
+                "many of the pools). change - grace is what re-attaching "
+                "the pool and publishing its size cost.\n",
+                "| layout | block | committed after | dart_memalloc | "
+                "change | grace (model) | t_maxdata | t_rrsched | "
+                "runnable | change - grace | guarded |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for k, where in POOL_LAYOUTS:
+            for r in growth[k]:
+                change, grace = num(r["change_us"]), num(r["grace_us"])
+                rest = change - grace if change is not None and \
+                    grace is not None else None
+                out.append(f"| {where} | {size_label(r['block_bytes'])} | "
+                           f"{size_label(r['committed_bytes'])} | "
+                           f"{fmt(num(r['alloc_us']))} | {fmt(change)} | "
+                           f"{fmt(grace)} | {fmt(num(r['maxdata_us']))} | "
+                           f"{fmt(num(r['rrsched_us']))} | "
+                           f"{fmt(num(r['runnable']))} | {fmt(rest)} | "
+                           f"{r['guarded']}/{r.get('pools', '?')} |")
+    return out + [""]
+
+
 def write_summary(d, size_tab, dist_tab, groups):
     out = headline(d, size_tab, groups)
     env = env_lines(d)
@@ -630,6 +711,7 @@ def write_summary(d, size_tab, dist_tab, groups):
                        f"{fmt(c.get('mpi-dyn'))} | {fmt(c.get('openshmem'))} | "
                        f"{ratio(c.get('dart'), c.get('mpi-dyn'))} |")
     out += report_locks.summary(d)
+    out += pool_rows(d)
     text = "\n".join(out) + "\n"
     with open(os.path.join(d, "summary.md"), "w") as f:
         f.write(text)
@@ -766,6 +848,15 @@ DOCS_HOW = """\
   atomics and `MPI_Win_lock` in one run, with the hardware floor (`lock
   xadd` + release store) measured in the same run; the two-node columns
   come from two simulated nodes (one node) or the two hosts (cluster).
+- **Local pool.** `bench-pool` (one node, then two simulated nodes):
+  `dart_memalloc` + `dart_memfree` in a pool that has room against
+  `MPI_Win_allocate` + `MPI_Win_free` on `MPI_COMM_SELF` and
+  `MPI_COMM_WORLD` in the same run, and `shmem_malloc` + `shmem_free`
+  (`shmem-pool`), 1 KiB to 1 GiB or what memory allows; then a fresh pool
+  grown one chunk per allocation, each growth beside the exposure change
+  and the grace model `local_pool_stats` reports (docs/design.md, "The
+  local pool"). On one node nobody reaches the pool by RMA, so no growth
+  waits a grace time there.
 - **Across hosts** the absolute times are large (a put round trip over veth
   takes about 90 us because the target process must be scheduled); the
   ratios to plain MPI are the point. OpenSHMEM of Open MPI 4.1.4 dies with
@@ -897,7 +988,8 @@ def main():
     size_tab = latency_by_size(d)
     dist_tab = latency_by_target(d)
     groups = app_table(app_results(d))
-    if not size_tab and not groups and not report_locks.summary(d):
+    if not size_tab and not groups and not report_locks.summary(d) \
+            and not pool_rows(d):
         print(f"report.py: no results in {d}", file=sys.stderr)
         return 1
     print(write_summary(d, size_tab, dist_tab, groups))

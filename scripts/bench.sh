@@ -7,6 +7,8 @@
 #   - team locks (hybrid vs MCS on MPI atomics vs MPI_Win_lock),
 #   - RandomAccess GUP/s and stencil time per iteration,
 #   - collectives against MPI's (for the headline's barrier row),
+#   - the local pool: dart_memalloc + dart_memfree against MPI_Win_allocate
+#     and shmem_malloc, and the time of a growth beside its grace model,
 # at 2 units pinned to cores, plus an oversubscribed run (marked as such).
 # With --cluster the same runs go across 2 hosts of the virtual cluster
 # (scripts/cluster.sh, root only), one unit per host, and the latency
@@ -136,6 +138,7 @@ if ((quick)); then
   dist_args=(--reps 3 --iters 20 --max-bytes 65536)
   lock_args=(--reps 3 --iters 200)
   coll_args=(--reps 3 --iters 100)
+  pool_args=(--reps 3 --iters 50) pool_bytes=4194304 pool_growth_reps=1
   lat_launches=1
   ra_k=14 ra_k_over=12 st_n=256 st_iters=50 st_small=32 app_runs=1
 else
@@ -143,6 +146,8 @@ else
   dist_args=(--reps 7 --iters 200 --max-bytes 1048576)
   lock_args=(--reps 11 --iters 2000)
   coll_args=(--reps 11 --iters 1000)
+  # Up to 1 GiB blocks; bench-pool lowers that to what memory allows.
+  pool_args=(--reps 11 --iters 1000) pool_bytes=1073741824 pool_growth_reps=5
   # This VM runs a whole launch in a faster or a slower state: the latency
   # table is the median over several launches, ratios taken per launch.
   lat_launches=5
@@ -170,9 +175,10 @@ fi
 # --- build -------------------------------------------------------------
 build="$root/build/bench"
 targets=(bench-latency bench-locks bench-collectives random-access stencil)
-((cluster)) || targets+=(bench-distance)
+((cluster)) || targets+=(bench-distance bench-pool)
 ((want_mpi)) && targets+=(mpi-random-access mpi-stencil)
 ((want_shmem)) && targets+=(shmem-latency shmem-random-access shmem-stencil)
+((want_shmem)) && ! ((cluster)) && targets+=(shmem-pool)
 # build_in DIR FLAVOUR TARGET...: a Release build without the tests, its
 # output appended to build.log, fatal on failure.
 build_in() {
@@ -206,6 +212,8 @@ steps=$((3 + lat_launches))
 ((want_shmem)) && steps=$((steps + 1 + lat_launches))
 # --cluster: no distance runs; MPICH latency launches.
 ((cluster)) && steps=$((steps - 1 - want_shmem + lat_launches))
+# The local pool on one node: 2 layouts, and OpenSHMEM's allocation.
+((cluster)) || steps=$((steps + 2 + want_shmem))
 models=(dart)
 ((want_mpi)) && models+=(mpi)
 ((want_shmem)) && models+=(shmem)
@@ -299,6 +307,35 @@ fi
 progress "collectives: DART against MPI (barrier, allreduce, ...; 2 units)"
 launch 2 "$out/collectives.log" "$(bin bench-collectives)" "${coll_args[@]}" \
   --csv "$out/collectives.csv"
+
+if ! ((cluster)); then
+  # Not across the cluster's hosts: they share this machine's memory, and
+  # simulated nodes already take the pool's guarded (RMA) path.
+  progress "local pool: dart_memalloc vs MPI_Win_allocate, growth (2" \
+           "units, one node)"
+  launch 2 "$out/pool-node1.log" "$(bin bench-pool)" "${pool_args[@]}" \
+    --max-bytes "$pool_bytes" --growth-reps "$pool_growth_reps" \
+    --csv "$out/pool-node1.csv" --growth-csv "$out/pool-growth-node1.csv"
+  progress "local pool: the same on two simulated nodes (growth raises" \
+           "flags and waits its grace time)"
+  DART_UNITS_PER_NODE=1 launch 2 "$out/pool-nodes2.log" "$(bin bench-pool)" \
+    "${pool_args[@]}" --max-bytes "$pool_bytes" \
+    --growth-reps "$pool_growth_reps" --csv "$out/pool-nodes2.csv" \
+    --growth-csv "$out/pool-growth-nodes2.csv"
+  if ((want_shmem)); then
+    # bench-pool's largest block when memory allowed it (its log says);
+    # Open MPI's oshmem sizes its symmetric heap from SMA_SYMMETRIC_SIZE
+    # (256 MiB by default), with room for its own headers.
+    pool_max=$(sed -n 's/.*largest block \([0-9]*\) \(KiB\|MiB\).*/\1 \2/p' \
+      "$out/pool-node1.log" |
+      awk '{ print $1 * ($2 == "MiB" ? 1048576 : 1024) }')
+    pool_max=${pool_max:-$pool_bytes}
+    progress "local pool: OpenSHMEM shmem_malloc + shmem_free (2 PEs)"
+    SMA_SYMMETRIC_SIZE=$((pool_max / 1048576 + 64))M launch 2 \
+      "$out/pool-shmem.log" "$(bin shmem-pool)" "${pool_args[@]}" \
+      --max-bytes "$pool_max" --csv "$out/pool-shmem.csv"
+  fi
+fi
 
 program_of() { # model kernel
   case "$1" in
