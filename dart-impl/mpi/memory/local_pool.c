@@ -3,12 +3,13 @@
  * reservation made at init (pool_memory.h), whose committed part is
  * exposed to RMA (pool_exposure.h), so node peers reach a block by
  * load/store and every other unit by RMA from the moment it is handed
- * out. The pool commits the reservation in chunks: the first DART_LOCAL_POOL_MIB at init, and
- * when no chunk has room, one more that doubles the committed size (or
- * just fits the request), until the reservation (DART_LOCAL_POOL_MAX_MIB)
- * or the node's memory runs out. dart_allocator_* do the same on a
- * collective segment of any team. The bookkeeping is a private buddy
- * allocator per chunk or pool; pool memory itself is never touched. */
+ * out. The pool commits the reservation in chunks: the first
+ * DART_LOCAL_POOL_MIB at init, and when no chunk has room, one more that
+ * doubles the committed size (or just fits the request), until the
+ * reservation (DART_LOCAL_POOL_MAX_MIB) or the node's memory runs out.
+ * dart_allocator_* do the same on a collective segment of any team. The
+ * bookkeeping is a private buddy allocator per chunk or pool; pool memory
+ * itself is never touched. */
 #include "base/buddy_allocator.h"
 #include "base/handle_table.h"
 #include "mpi/core/runtime.h"
