@@ -203,6 +203,11 @@ dart_ret_t dart_exit(void)
    * initialization only after a miss. */
   target_forget_all();
   runtime.initialized = false;
+  /* Collective, so here and not in stop_mpi: a failed dart_init may stop
+   * MPI on some units only. */
+  if (runtime.owns_mpi) {
+    mpi_quirks_before_finalize();
+  }
   stop_mpi();
   log_set_unit(-1);
   return ret;

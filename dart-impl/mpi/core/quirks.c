@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct mpi_quirks mpi_quirks;
 
@@ -108,6 +109,62 @@ void mpi_quirks_before_init(void)
   }
 }
 
+/* MPICH before 4.2 on its ch4:ucx device (quiet_before_finalize). */
+static bool mpich_ucx_finalize_waits(void)
+{
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int len = 0, major = 0, minor = 0;
+  MPI_Get_library_version(version, &len);
+  if (sscanf(version, "MPICH Version: %d.%d", &major, &minor) != 2) {
+    return false;
+  }
+  return strstr(version, "ch4:ucx") != NULL &&
+         (major < 4 || (major == 4 && minor < 2));
+}
+
+void mpi_quirks_before_finalize(void)
+{
+  if (!mpi_quirks.quiet_before_finalize) {
+    return;
+  }
+  int size = 0, me = 0, node_size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm node = MPI_COMM_NULL;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                          MPI_INFO_NULL, &node) != MPI_SUCCESS) {
+    return;
+  }
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  /* On one host MPICH's own shared memory carries everything. */
+  if (node_size == size) {
+    return;
+  }
+  MPI_Comm comm = MPI_COMM_NULL;
+  if (MPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS) {
+    return;
+  }
+  /* Every endpoint between hosts then carries a message both ways, so
+   * each side of a pair waits for the other's acknowledgement in its
+   * finalize: neither leaves before it has answered the other. */
+  for (int d = 1; d < size; ++d) {
+    int to = (me + d) % size, from = (me - d + size) % size;
+    char out = 0, in = 0;
+    MPI_Sendrecv(&out, 1, MPI_CHAR, to, 0, &in, 1, MPI_CHAR, from, 0, comm,
+                 MPI_STATUS_IGNORE);
+  }
+  MPI_Barrier(comm);
+  MPI_Comm_free(&comm);
+  /* Units leave the barrier at slightly different times; one that still
+   * progressed MPI when an earlier one's finalize flush arrived would
+   * acknowledge it before sending its own, and the earlier one could be
+   * gone by then. No MPI call for 100 ms: all are in MPI_Finalize before
+   * anyone answers. */
+  struct timespec pause = { 0, 100 * 1000 * 1000 };
+  nanosleep(&pause, NULL);
+}
+
 /* Open MPI names a window "<component> window <n>": an empty probe window
  * made as DART's segments are (MPI_Win_create) tells which one-sided
  * component serves them. `component` stays empty under other MPIs. */
@@ -142,6 +199,7 @@ dart_ret_t mpi_quirks_detect(const char *call, MPI_Comm world)
     .request_rma_broken = open_mpi,
     .window_per_segment = open_mpi,
     .accumulate_by_fetch = open_mpi,
+    .quiet_before_finalize = !open_mpi && mpich_ucx_finalize_waits(),
   };
   int size = 0;
   MPI_Comm_size(world, &size);

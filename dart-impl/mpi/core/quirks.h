@@ -59,6 +59,26 @@
  *   data under osc/ucx 4.1: core/serialize.h serializes those calls
  *   (test_threads_stress.c shows the need).
  *
+ * MPICH before 4.2 with the ch4:ucx device, across hosts over UCX's TCP
+ * transport: MPI_Finalize hangs in some runs (one unit spinning in
+ * ucp_worker_progress, the others in the PMI barrier; plain MPI programs
+ * too, scripts/mpich-finalize.sh measures it). UCX 1.13 marks a TCP
+ * endpoint after every short or buffered message, and flushing a marked
+ * endpoint sends an empty put the peer must acknowledge. MPICH's finalize
+ * flushes and closes every endpoint, progresses until its own closes are
+ * done and then waits in the PMI barrier without progressing UCX: a unit
+ * whose flush needs a peer that is already waiting there never finishes
+ * (pmodels/mpich PR #6596 removed that barrier; openucx/ucx #8738 is the
+ * same shape). quiet_before_finalize: when DART finalizes MPI itself,
+ * mpi_quirks_before_finalize first has every pair of units exchange a
+ * message, meets in a barrier and then makes no MPI call for a while, so
+ * that no unit acknowledges a peer's finalize flush before sending its
+ * own. test_init and test_onesided_types, 4 units on 2 hosts: 14 and 10
+ * of 30 runs hung before, none of 60 each with it; the plain program of
+ * scripts/mpich-finalize.sh still hung in 2 of 70 runs with the same
+ * order, and in 4 of 26 on a busier machine (variant quiet; about half
+ * without), so it narrows the race and does not close it.
+ *
  * Both libraries: MPI_MIN and MPI_MAX compare unsigned types as signed
  * (MPICH 4.0.2 every unsigned type, pmodels/mpich #6083, fixed by its PR
  * #6085; Open MPI 4.1.4 MPI_UNSIGNED_LONG, ompi #10525, fixed by ompi PR
@@ -84,6 +104,7 @@ struct mpi_quirks {
   bool request_rma_broken;
   bool window_per_segment;
   bool accumulate_by_fetch;
+  bool quiet_before_finalize; /* MPICH < 4.2, ch4:ucx: see above */
 };
 extern struct mpi_quirks mpi_quirks;
 
@@ -106,6 +127,10 @@ bool mpi_quirks_serialize_rma(int thread_level);
  * one-sided components DART's windows work best with (sm for shared
  * windows, ucx for the rest) unless the environment already chose. */
 void mpi_quirks_before_init(void);
+
+/* Before DART's own MPI_Finalize: the teardown quiet_before_finalize
+ * asks for (collective over MPI_COMM_WORLD; nothing elsewhere). */
+void mpi_quirks_before_finalize(void);
 
 /* Whether MPI_Fetch_and_op of `op` on basic `dtype` computes the right
  * result (else MPI_Get_accumulate must serve). */
