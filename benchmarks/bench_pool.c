@@ -345,8 +345,11 @@ int main(int argc, char **argv)
       return 2;
     }
   }
-  /* Growth starts from a 1 MiB pool unless the caller chose another. */
+  /* Growth starts from a 1 MiB pool unless the caller chose another, and
+   * measures the exposure changes of the prefix exposure (which
+   * DART_POOL_EXPOSURE=auto may not pick, memory/pool_exposure.h). */
   setenv("DART_LOCAL_POOL_MIB", "1", 0);
+  setenv("DART_POOL_EXPOSURE", "prefix", 0);
 
   MPI_Init(&argc, &argv);
   int units;

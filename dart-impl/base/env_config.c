@@ -21,6 +21,10 @@ static const struct choice log_levels[] = {
 static const struct choice on_off[] = {
   { "on", 1 }, { "off", 0 }, { "1", 1 }, { "0", 0 }, { NULL, 0 }
 };
+static const struct choice pool_exposures[] = {
+  { "auto", POOL_EXPOSE_AUTO }, { "prefix", POOL_EXPOSE_PREFIX },
+  { "whole", POOL_EXPOSE_WHOLE }, { NULL, 0 }
+};
 static const struct choice bootstrap_modes[] = {
   { "node-roots", BOOTSTRAP_NODE_ROOTS }, { "naive", BOOTSTRAP_NAIVE },
   { "on-demand", BOOTSTRAP_ON_DEMAND },   { NULL, 0 }
@@ -45,7 +49,7 @@ static const char *const known_variables[] = {
   "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT",
   "DART_LOCAL_POOL_MIB", "DART_LOCAL_POOL_MAX_MIB", "DART_NODEDB_LOCK",
   "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", "DART_SHM_SYNC",
-  "DART_ACCUMULATE_BATCH", "DART_POOL_GRACE_US", NULL
+  "DART_ACCUMULATE_BATCH", "DART_POOL_GRACE_US", "DART_POOL_EXPOSURE", NULL
 };
 
 static int read_choice(const char *var, const struct choice *choices,
@@ -125,6 +129,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   int nodedb_lock = SHARED_RW_LOCK_2N;
   int accumulate_batch = 1024;
   int pool_grace_us = -1;
+  int pool_exposure = POOL_EXPOSE_AUTO;
 
   if (read_choice("DART_LOG_LEVEL", log_levels, &log_level, why, why_len) ||
       read_choice("DART_SHM_PATH", on_off, &shm, why, why_len) ||
@@ -137,6 +142,8 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
       read_choice("DART_LOCK_POLICY", lock_policies, &policy, why,
                   why_len) ||
       read_choice("DART_PROGRESS_THREAD", on_off, &progress, why, why_len) ||
+      read_choice("DART_POOL_EXPOSURE", pool_exposures, &pool_exposure, why,
+                  why_len) ||
       read_int("DART_UNITS_PER_NODE", 0, INT_MAX, &units_per_node, why,
                why_len) ||
       read_int("DART_MPI_COUNT_LIMIT", 1, INT_MAX, &count_limit, why,
@@ -165,6 +172,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   cfg->nodedb_lock        = (enum shared_rw_lock_kind)nodedb_lock;
   cfg->accumulate_batch   = accumulate_batch;
   cfg->pool_grace_us      = pool_grace_us;
+  cfg->pool_exposure      = (enum pool_exposure)pool_exposure;
   /* The level must be in force before the warnings below are filtered. */
   log_set_level(cfg->log_level);
   warn_unknown_variables();

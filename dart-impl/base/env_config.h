@@ -28,6 +28,14 @@ enum lock_policy {
   LOCK_POLICY_HISTORY    /* stay in network mode while remotes keep coming */
 };
 
+/* What of the local pool RMA reaches (memory/pool_exposure.h). */
+enum pool_exposure {
+  POOL_EXPOSE_AUTO,   /* prefix, except whole under an MPI whose dynamic
+                         windows are slow on a node without RDMA devices */
+  POOL_EXPOSE_PREFIX, /* the committed prefix, re-attached as it grows */
+  POOL_EXPOSE_WHOLE   /* the whole reservation, in one window at init */
+};
+
 struct env_config {
   enum log_level      log_level;         /* DART_LOG_LEVEL */
   bool                shared_memory_path;/* DART_SHM_PATH */
@@ -45,6 +53,7 @@ struct env_config {
   int                 accumulate_batch;  /* DART_ACCUMULATE_BATCH, 0 = off */
   int                 pool_grace_us;     /* DART_POOL_GRACE_US, -1 = the
                                             model (memory/pool_exposure.c) */
+  enum pool_exposure  pool_exposure;     /* DART_POOL_EXPOSURE */
 };
 
 /* Fills `cfg` from the environment. Returns 0, or -1 with a message in

@@ -3,7 +3,8 @@
  * Run with DART_LOCAL_POOL_MIB=1 and DART_LOCAL_POOL_MAX_MIB=256 (the
  * registration in CMakeLists.txt does), on one node, on simulated nodes
  * and with the shared-memory path off, so that growth happens both with
- * and without units that reach the pool by RMA. */
+ * and without units that reach the pool by RMA; and once with the whole
+ * reservation exposed (DART_POOL_EXPOSURE=whole), which never changes. */
 #include "test.h"
 #include "mpi/core/runtime.h"
 #include "mpi/memory/local_pool.h"
@@ -59,14 +60,22 @@ static bool have_rma_peers(void)
   return false;
 }
 
+/* What RMA reaches of my pool now. */
+static size_t expected_exposed(const struct local_pool_stats *s)
+{
+  return s->exposure.whole ? s->reserved : s->committed;
+}
+
 static void test_accounting(void)
 {
   require_pool_env();
   STAGE("after init");
   struct local_pool_stats s;
   local_pool_stats(&s);
+  const char *mode = getenv("DART_POOL_EXPOSURE");
+  ASSERT_EQ(s.exposure.whole, mode != NULL && strcmp(mode, "whole") == 0);
   ASSERT_EQ(s.committed, MIB);
-  ASSERT_EQ(s.exposure.exposed, MIB);
+  ASSERT_EQ(s.exposure.exposed, expected_exposed(&s));
   ASSERT_EQ(s.chunks, 1);
   ASSERT_EQ(s.reserved, 256 * MIB);
 
@@ -79,7 +88,7 @@ static void test_accounting(void)
     STAGE("block %d", b);
     ASSERT_OK(dart_memalloc(MIB, DART_TYPE_BYTE, &blocks[b]));
     local_pool_stats(&s);
-    ASSERT_EQ(s.exposure.exposed, s.committed);
+    ASSERT_EQ(s.exposure.exposed, expected_exposed(&s));
     ASSERT_MSG(blocks[b].addr_or_offs.offset + MIB <= s.exposure.exposed,
                "block at %llu past the exposed %zu bytes",
                (unsigned long long)blocks[b].addr_or_offs.offset,
@@ -87,8 +96,9 @@ static void test_accounting(void)
   }
   ASSERT_EQ(s.committed, 16 * MIB);
   ASSERT_EQ(s.chunks, 5);
-  ASSERT_EQ(s.exposure.changes - changes, 4);
-  ASSERT_EQ(s.exposure.guarded, have_rma_peers() ? s.exposure.changes : 0);
+  ASSERT_EQ(s.exposure.changes - changes, s.exposure.whole ? 0 : 4);
+  ASSERT_EQ(s.exposure.guarded,
+            have_rma_peers() && !s.exposure.whole ? s.exposure.changes : 0);
 
   STAGE("the grace time of the last change");
   if (s.exposure.guarded > 0) {
@@ -301,7 +311,7 @@ static void test_churn(void)
     local_pool_stats(&st);
     max_committed = st.committed > max_committed ? st.committed
                                                  : max_committed;
-    ASSERT_EQ(st.exposure.exposed, st.committed);
+    ASSERT_EQ(st.exposure.exposed, expected_exposed(&st));
     ++rounds;
   }
   STAGE("after %ld rounds, %zu bytes allocated in all", rounds, passed);

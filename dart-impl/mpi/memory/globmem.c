@@ -200,7 +200,9 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
     }
   }
   struct portion mine = { (MPI_Aint)phase, seg->my_size, seg->id };
-  if (!own) {
+  /* Displacements in a dynamic window are addresses; in the pool's window
+   * created over its page-aligned reservation (not attached), offsets. */
+  if (!own && !(preset && !seg->attached)) {
     MPI_Get_address(seg->my_base, &mine.disp);
   }
   if (ret != DART_OK) {
@@ -361,7 +363,9 @@ dart_ret_t team_publish_local_pool(const char *call, struct team *team,
   struct segment *seg = calloc(1, sizeof *seg);
   if (seg == NULL) {
     if (win != MPI_WIN_NULL) {
-      MPI_Win_detach(win, node_bases[team->node_rank]);
+      if (watch != NULL) {
+        MPI_Win_detach(win, node_bases[team->node_rank]);
+      }
       MPI_Win_unlock_all(win);
       MPI_Win_free(&win);
     }
@@ -377,7 +381,9 @@ dart_ret_t team_publish_local_pool(const char *call, struct team *team,
   seg->my_size = exposed;
   seg->win = win;
   seg->owns_win = win != MPI_WIN_NULL;
-  seg->attached = win != MPI_WIN_NULL;
+  /* A watched pool is attached to its dynamic window; the whole
+   * reservation has a window created over it. */
+  seg->attached = win != MPI_WIN_NULL && watch != NULL;
   seg->watch = watch;
   dart_gptr_t gptr;
   return publish_segment(call, team, seg, &gptr, DART_OK);

@@ -245,12 +245,13 @@ dart_ret_t local_pool_init(const char *call, size_t initial, size_t reserve)
   if (ret == DART_OK) {
     MPI_Win win = MPI_WIN_NULL;
     const struct segment_watch *watch = NULL;
-    ret = pool_exposure_init(call, all, node_bases[all->node_rank], initial,
-                             &win, &watch);
+    size_t exposed = initial;
+    ret = pool_exposure_init(call, all, node_bases[all->node_rank],
+                             &exposed, reserve, &win, &watch);
     /* Also after a failure, so that every unit enters the collective
      * exchange and the segment takes the mappings back. */
     dart_ret_t published = team_publish_local_pool(
-      call, all, node_bases, reserve, initial, win, watch);
+      call, all, node_bases, reserve, exposed, win, watch);
     ret = ret != DART_OK ? ret : published;
   }
   if (ret != DART_OK) {

@@ -31,6 +31,8 @@ struct pool_grace {
 };
 
 struct pool_exposure_stats {
+  bool             whole;        /* the whole reservation is exposed, in a
+                                    window of its own (DART_POOL_EXPOSURE) */
   size_t           exposed;      /* bytes of my reservation attached */
   unsigned long    changes;      /* exposure changes so far */
   unsigned long    guarded;      /* of those, with flags and grace */
@@ -39,11 +41,16 @@ struct pool_exposure_stats {
 };
 
 /* Collective over DART_TEAM_ALL (`all`) at init: the flag window and the
- * pool's dynamic window with the first `extent` bytes at `base` attached.
- * *win: the pool's window (MPI_WIN_NULL for a team of one), owned by
- * segment 0 from then on; *watch: what segment 0's accesses check. */
+ * pool's dynamic window with the first *extent bytes at `base` attached;
+ * or, where DART_POOL_EXPOSURE says so (by default under an MPI whose
+ * dynamic windows are slow, on a node without RDMA devices), the whole
+ * `reserve` bytes in a window created over them, which never changes
+ * (*extent becomes `reserve`, *watch stays NULL). *win: the pool's window
+ * (MPI_WIN_NULL for a team of one), owned by segment 0 from then on;
+ * *watch: what segment 0's accesses check. */
 dart_ret_t pool_exposure_init(const char *call, struct team *all,
-                              char *base, size_t extent, MPI_Win *win,
+                              char *base, size_t *extent, size_t reserve,
+                              MPI_Win *win,
                               const struct segment_watch **watch);
 
 /* Exposes the first `extent` bytes (more than now) under the protocol
