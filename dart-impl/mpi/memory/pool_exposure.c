@@ -287,7 +287,15 @@ dart_ret_t pool_exposure_init(const char *call, struct team *all,
   if (all->size == 1) {
     return DART_OK; /* nobody to expose anything to */
   }
-  if (expose_whole()) {
+  /* Every unit must take the same way (the windows are collective), and
+   * a node with RDMA devices decides for all. */
+  int whole = expose_whole(), all_whole = 0;
+  int err = MPI_Allreduce(&whole, &all_whole, 1, MPI_INT, MPI_MIN,
+                          all->comm);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Allreduce", err);
+  }
+  if (all_whole) {
     dart_ret_t ret = init_whole(call, all, reserve, win);
     *extent = exposure.extent;
     return ret;
@@ -309,8 +317,8 @@ dart_ret_t pool_exposure_init(const char *call, struct team *all,
   MPI_Aint ctl_bytes = (MPI_Aint)((sizeof(struct pool_ctl) +
                                    (size_t)all->size + CACHE_LINE - 1) /
                                   CACHE_LINE * CACHE_LINE);
-  int err = MPI_Win_allocate(ctl_bytes, 1, MPI_INFO_NULL, all->comm,
-                             &exposure.ctl, &exposure.ctl_win);
+  err = MPI_Win_allocate(ctl_bytes, 1, MPI_INFO_NULL, all->comm,
+                         &exposure.ctl, &exposure.ctl_win);
   if (err != MPI_SUCCESS) {
     exposure.ctl_win = MPI_WIN_NULL;
     return report_mpi_error(call, "MPI_Win_allocate", err);
