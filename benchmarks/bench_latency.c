@@ -39,6 +39,8 @@
  * n/a instead of a time, and the program fails.
  *
  * Usage: bench-latency [--reps R] [--iters K] [--max-bytes B] [--csv FILE] */
+#include "bench_args.h"
+
 #include <dash/dart/if/dart.h>
 
 #include <mpi.h>
@@ -592,18 +594,6 @@ static int check_atomics(struct bench *b, double *result)
 
 /* ---- output ------------------------------------------------------------ */
 
-static const char *size_label(size_t bytes, char *buf, size_t cap)
-{
-  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) {
-    snprintf(buf, cap, "%zu MiB", bytes >> 20);
-  } else if (bytes >= 1024 && bytes % 1024 == 0) {
-    snprintf(buf, cap, "%zu KiB", bytes >> 10);
-  } else {
-    snprintf(buf, cap, "%zu B", bytes);
-  }
-  return buf;
-}
-
 static const char *fmt_ns(double v, char *buf, size_t cap)
 {
   if (v < 0) {
@@ -644,7 +634,7 @@ static void report_size(struct bench *b, int n, int shortened,
   char label[32], c[7][32];
   int bandwidth = b->bytes >= BANDWIDTH_FROM;
   printf("\n### %s (median of rounds of %d operations",
-         size_label(b->bytes, label, sizeof label), n);
+         bench_size_label(b->bytes, label, sizeof label), n);
   if (shortened > 0) {
     printf("; fewer for the %d kernels slower than %.0f ms a round",
            shortened, ROUND_BUDGET_NS * 1e-6);
@@ -761,17 +751,6 @@ static void *aligned_buffer(size_t bytes)
 
 /* ---- arguments --------------------------------------------------------- */
 
-static int parse_count(const char *text, long long max, long long *out)
-{
-  char *end = NULL;
-  long long v = strtoll(text, &end, 10);
-  if (end == text || *end != '\0' || v <= 0 || v > max) {
-    return -1;
-  }
-  *out = v;
-  return 0;
-}
-
 static void usage(FILE *to)
 {
   fprintf(to,
@@ -817,11 +796,11 @@ int main(int argc, char **argv)
       }
       return 0;
     } else if (strcmp(arg, "--reps") == 0 && has_value) {
-      ok = parse_count(argv[++i], 1000000, &reps) == 0;
+      ok = bench_parse_count(argv[++i], 1000000, &reps) == 0;
     } else if (strcmp(arg, "--iters") == 0 && has_value) {
-      ok = parse_count(argv[++i], 100000000, &iters) == 0;
+      ok = bench_parse_count(argv[++i], 100000000, &iters) == 0;
     } else if (strcmp(arg, "--max-bytes") == 0 && has_value) {
-      ok = parse_count(argv[++i], (long long)1 << 40, &max_bytes) == 0;
+      ok = bench_parse_count(argv[++i], (long long)1 << 40, &max_bytes) == 0;
     } else if (strcmp(arg, "--csv") == 0 && has_value) {
       csv_path = argv[++i];
       ok = csv_path[0] != '\0';
@@ -1036,7 +1015,7 @@ int main(int argc, char **argv)
       char label[32];
       fprintf(stderr, "bench-latency: %s: %d kernels x %lld rounds x %d "
                       "ops (%.1f s so far)\n",
-              size_label(b.bytes, label, sizeof label), count, reps, n,
+              bench_size_label(b.bytes, label, sizeof label), count, reps, n,
               (now_ns() - t0) * 1e-9);
       int put_get_bad = check_put_get(&b, (unsigned)s * 17u + 3u);
       int shortened = measure_size(&b, active, (int)reps, n, samples,

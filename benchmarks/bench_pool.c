@@ -35,6 +35,7 @@
  *
  * Usage: bench-pool [--reps R] [--iters K] [--max-bytes B]
  *                   [--growth-reps G] [--csv FILE] [--growth-csv FILE] */
+#include "bench_args.h"
 #include "bench_stats.h"
 #include "mpi/memory/local_pool.h"
 #include "mpi/model/team.h"
@@ -150,18 +151,6 @@ static void measure_size(size_t bytes, int reps, int iters,
   }
 }
 
-static const char *size_label(size_t bytes, char *buf, size_t cap)
-{
-  if (bytes >= MIB && bytes % MIB == 0) {
-    snprintf(buf, cap, "%zu MiB", bytes / MIB);
-  } else if (bytes >= KIB && bytes % KIB == 0) {
-    snprintf(buf, cap, "%zu KiB", bytes / KIB);
-  } else {
-    snprintf(buf, cap, "%zu B", bytes);
-  }
-  return buf;
-}
-
 /* ---- part 2: growth --------------------------------------------------- */
 
 struct growth_sample {
@@ -247,17 +236,6 @@ static size_t mem_available(void)
   return (size_t)kib * KIB;
 }
 
-static int parse_count(const char *text, long long max, long long *out)
-{
-  char *end = NULL;
-  long long v = strtoll(text, &end, 10);
-  if (end == text || *end != '\0' || v <= 0 || v > max) {
-    return -1;
-  }
-  *out = v;
-  return 0;
-}
-
 static void usage(FILE *to)
 {
   fprintf(to,
@@ -320,14 +298,14 @@ int main(int argc, char **argv)
       }
       return 0;
     } else if (strcmp(arg, "--reps") == 0 && has_value) {
-      ok = parse_count(argv[++i], MAX_REPS, &reps) == 0;
+      ok = bench_parse_count(argv[++i], MAX_REPS, &reps) == 0;
     } else if (strcmp(arg, "--iters") == 0 && has_value) {
-      ok = parse_count(argv[++i], 100000000, &iters) == 0;
+      ok = bench_parse_count(argv[++i], 100000000, &iters) == 0;
     } else if (strcmp(arg, "--max-bytes") == 0 && has_value) {
-      ok = parse_count(argv[++i], (long long)1 << 40, &max_bytes) == 0 &&
+      ok = bench_parse_count(argv[++i], (long long)1 << 40, &max_bytes) == 0 &&
            max_bytes >= (long long)KIB;
     } else if (strcmp(arg, "--growth-reps") == 0 && has_value) {
-      ok = parse_count(argv[++i], MAX_REPS, &greps) == 0;
+      ok = bench_parse_count(argv[++i], MAX_REPS, &greps) == 0;
     } else if (strcmp(arg, "--csv") == 0 && has_value) {
       csv_path = argv[++i];
       ok = csv_path[0] != '\0';
@@ -411,7 +389,7 @@ int main(int argc, char **argv)
            getenv("DART_UNITS_PER_NODE") != NULL
              ? " (DART_UNITS_PER_NODE set)" : "",
            s.committed, s.reserved, avail / MIB, node_units,
-           size_label(top, label, sizeof label), max_bytes, cap[0], cap[1]);
+           bench_size_label(top, label, sizeof label), max_bytes, cap[0], cap[1]);
     fflush(stdout);
   }
 
@@ -465,8 +443,8 @@ int main(int argc, char **argv)
       double runnable = bench_median(run, (int)greps);
       char committed[32];
       printf("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
-             "%d/%lld |\n", size_label(g0->block, label, sizeof label),
-             size_label(g0->committed, committed, sizeof committed), alloc,
+             "%d/%lld |\n", bench_size_label(g0->block, label, sizeof label),
+             bench_size_label(g0->committed, committed, sizeof committed), alloc,
              change, grace, maxdata, rrsched, runnable, change - grace,
              guarded, greps);
       if (csv != NULL) {
@@ -517,7 +495,7 @@ int main(int argc, char **argv)
     measure_size(bytes, (int)reps, (int)iters, &row, samples);
     if (me == 0) {
       printf("| %s | %.2f | %.2f | %.2f | %.1f | %.1f |\n",
-             size_label(bytes, label, sizeof label), row.us[K_DART],
+             bench_size_label(bytes, label, sizeof label), row.us[K_DART],
              row.us[K_SELF], row.us[K_WORLD], row.us[K_SELF] / row.us[K_DART],
              row.us[K_WORLD] / row.us[K_DART]);
       fflush(stdout);

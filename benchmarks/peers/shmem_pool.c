@@ -10,6 +10,7 @@
  * heap cannot hold ends the table with a note instead of a time. Results are printed before
  * shmem_finalize (Open MPI 4.1's crashes there).
  * Usage: shmem-pool [--reps R] [--iters K] [--max-bytes B] [--csv FILE] */
+#include "bench_args.h"
 #include "bench_stats.h"
 #include "shmem_peer.h"
 
@@ -63,27 +64,6 @@ static double timed_round(size_t bytes, int n)
   return failed ? -1.0 : slowest;
 }
 
-static const char *size_label(size_t bytes, char *buf, size_t cap)
-{
-  if (bytes >= MIB && bytes % MIB == 0) {
-    snprintf(buf, cap, "%zu MiB", bytes / MIB);
-  } else {
-    snprintf(buf, cap, "%zu KiB", bytes / KIB);
-  }
-  return buf;
-}
-
-static int parse_count(const char *text, long long max, long long *out)
-{
-  char *end = NULL;
-  long long v = strtoll(text, &end, 10);
-  if (end == text || *end != '\0' || v <= 0 || v > max) {
-    return -1;
-  }
-  *out = v;
-  return 0;
-}
-
 int main(int argc, char **argv)
 {
   long long reps = 11, iters = 1000, max_bytes = (long long)1 << 30;
@@ -92,11 +72,11 @@ int main(int argc, char **argv)
     const char *arg = argv[i];
     int ok = 0;
     if (i + 1 < argc && strcmp(arg, "--reps") == 0) {
-      ok = parse_count(argv[++i], MAX_REPS, &reps) == 0;
+      ok = bench_parse_count(argv[++i], MAX_REPS, &reps) == 0;
     } else if (i + 1 < argc && strcmp(arg, "--iters") == 0) {
-      ok = parse_count(argv[++i], 100000000, &iters) == 0;
+      ok = bench_parse_count(argv[++i], 100000000, &iters) == 0;
     } else if (i + 1 < argc && strcmp(arg, "--max-bytes") == 0) {
-      ok = parse_count(argv[++i], (long long)1 << 40, &max_bytes) == 0 &&
+      ok = bench_parse_count(argv[++i], (long long)1 << 40, &max_bytes) == 0 &&
            max_bytes >= (long long)KIB;
     } else if (i + 1 < argc && strcmp(arg, "--csv") == 0) {
       csv_path = argv[++i];
@@ -141,7 +121,7 @@ int main(int argc, char **argv)
       if (me == 0) {
         printf("| %s | n/a: the symmetric heap has no room "
                "(SMA_SYMMETRIC_SIZE) |\n",
-               size_label(bytes, label, sizeof label));
+               bench_size_label(bytes, label, sizeof label));
       }
       break;
     }
@@ -154,7 +134,7 @@ int main(int argc, char **argv)
     }
     double us = bad ? -1.0 : bench_median(samples, (int)reps) * 1e-3;
     if (me == 0) {
-      printf("| %s | %.2f |\n", size_label(bytes, label, sizeof label), us);
+      printf("| %s | %.2f |\n", bench_size_label(bytes, label, sizeof label), us);
       if (csv != NULL && !bad) {
         fprintf(csv, "%zu,%.4f,%d\n", bytes, us, n);
       }
