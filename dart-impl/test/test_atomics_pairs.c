@@ -12,14 +12,6 @@
  * initial value combined with some subset of the other units' operands. */
 #include "test_atomics_common.h"
 
-#define NBASIC 11
-static const dart_datatype_t basic[NBASIC] = {
-  DART_TYPE_BYTE,     DART_TYPE_SHORT,     DART_TYPE_INT,
-  DART_TYPE_UINT,     DART_TYPE_LONG,      DART_TYPE_ULONG,
-  DART_TYPE_LONGLONG, DART_TYPE_ULONGLONG, DART_TYPE_FLOAT,
-  DART_TYPE_DOUBLE,   DART_TYPE_LONG_DOUBLE
-};
-
 static const dart_operation_t atomic_ops[] = {
   DART_OP_MIN,  DART_OP_MAX,  DART_OP_SUM,  DART_OP_PROD,
   DART_OP_BAND, DART_OP_LAND, DART_OP_BOR,  DART_OP_LOR,
@@ -240,10 +232,10 @@ struct combo {
 static int make_combos(struct combo *out)
 {
   int k = 0;
-  for (int ti = 0; ti < NBASIC; ++ti) {
+  for (int ti = 0; ti < TEST_NBASIC; ++ti) {
     for (size_t oi = 0; oi < NOPS; ++oi) {
-      if (valid_atomic(basic[ti], atomic_ops[oi])) {
-        out[k] = (struct combo){ basic[ti], atomic_ops[oi], k % n };
+      if (valid_atomic(test_basic_types[ti], atomic_ops[oi])) {
+        out[k] = (struct combo){ test_basic_types[ti], atomic_ops[oi], k % n };
         ++k;
       }
     }
@@ -300,7 +292,7 @@ static void check_owned_at(const char *file, int line, const struct combo *cs,
 
 static void test_all_pairs(void)
 {
-  struct combo cs[NBASIC * NOPS];
+  struct combo cs[TEST_NBASIC * NOPS];
   int ncombos = make_combos(cs);
   ASSERT_EQ(ncombos, 7 * 12 + 3 * 6 + 5);
   dart_gptr_t seg;

@@ -47,14 +47,6 @@ static inline int key(int a, int b) { return 1 + a * 8 + b; }
  * Types and element patterns.
  * --------------------------------------------------------------------- */
 
-#define NBASIC 11
-static const dart_datatype_t basic[NBASIC] = {
-  DART_TYPE_BYTE,     DART_TYPE_SHORT,     DART_TYPE_INT,
-  DART_TYPE_UINT,     DART_TYPE_LONG,      DART_TYPE_ULONG,
-  DART_TYPE_LONGLONG, DART_TYPE_ULONGLONG, DART_TYPE_FLOAT,
-  DART_TYPE_DOUBLE,   DART_TYPE_LONG_DOUBLE
-};
-
 /* dart_type_create_custom(12): three ints. */
 struct triple {
   int a, b, c;

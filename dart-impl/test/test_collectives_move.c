@@ -33,8 +33,8 @@ static void test_bcast(const struct team_ctx *c)
 {
   static const size_t nelems[] = { 1, 10, 37 };
   /* Every basic type and the custom type, roots and counts rotating. */
-  for (int ti = 0; ti <= NBASIC; ++ti) {
-    dart_datatype_t t = ti < NBASIC ? basic[ti] : triple_type;
+  for (int ti = 0; ti <= TEST_NBASIC; ++ti) {
+    dart_datatype_t t = ti < TEST_NBASIC ? test_basic_types[ti] : triple_type;
     int root = (ti + 1) % c->n;
     one_bcast(c, t, nelems[ti % 3], root, key(root, ti % 8));
   }

@@ -226,7 +226,7 @@ static const struct {
   dart_datatype_t type;
   enum kind       kind;
   reduce_fn       run;
-} reducers[NBASIC] = {
+} reducers[TEST_NBASIC] = {
   { DART_TYPE_BYTE, K_BYTE, reduce_byte },
   { DART_TYPE_SHORT, K_SIGNED, reduce_short },
   { DART_TYPE_INT, K_SIGNED, reduce_int },
@@ -258,7 +258,7 @@ static const struct {
 
 static void test_reductions(const struct team_ctx *c)
 {
-  for (size_t r = 0; r < NBASIC; ++r) {
+  for (size_t r = 0; r < TEST_NBASIC; ++r) {
     const dart_operation_t *ops = ops_of[reducers[r].kind].ops;
     size_t nops = ops_of[reducers[r].kind].nops;
     /* Each pair through dart_allreduce (separate buffers or in place,
@@ -374,7 +374,7 @@ DEFINE_MINMAX(long_double, long double, K_FLOAT)
 
 typedef void (*minmax_fn)(const struct team_ctx *, dart_datatype_t, size_t,
                           int, int);
-static const minmax_fn minmax_of[NBASIC] = {
+static const minmax_fn minmax_of[TEST_NBASIC] = {
   minmax_byte,     minmax_short,     minmax_int,       minmax_uint,
   minmax_long,     minmax_ulong,     minmax_longlong,  minmax_ulonglong,
   minmax_float,    minmax_double,    minmax_long_double
@@ -383,11 +383,11 @@ static const minmax_fn minmax_of[NBASIC] = {
 static void test_minmax(const struct team_ctx *c)
 {
   /* Every type, 3 pairs, modes rotating. */
-  for (int ti = 0; c->full && ti < NBASIC; ++ti) {
+  for (int ti = 0; c->full && ti < TEST_NBASIC; ++ti) {
     int mode = ti % 3, root = (ti + 1) % c->n;
     STAGE("%s: %s MINMAX %s, 3 pairs, root %d", c->label,
-          red_mode_name[mode], tname(basic[ti]), root);
-    minmax_of[ti](c, basic[ti], 3, mode, root);
+          red_mode_name[mode], tname(test_basic_types[ti]), root);
+    minmax_of[ti](c, test_basic_types[ti], 3, mode, root);
   }
   /* 10 pairs (two chunks at count limit 7) in every mode. */
   for (int mode = MODE_ALL; mode <= MODE_ROOT; ++mode) {

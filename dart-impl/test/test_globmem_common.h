@@ -32,14 +32,6 @@ static int sub_me = -1, sub_n = 0;
 static dart_datatype_t strided_type = DART_TYPE_UNDEFINED;
 static dart_datatype_t custom_type = DART_TYPE_UNDEFINED; /* 12 bytes */
 
-#define NBASIC 11
-static const dart_datatype_t basic[NBASIC] = {
-  DART_TYPE_BYTE,     DART_TYPE_SHORT,     DART_TYPE_INT,
-  DART_TYPE_UINT,     DART_TYPE_LONG,      DART_TYPE_ULONG,
-  DART_TYPE_LONGLONG, DART_TYPE_ULONGLONG, DART_TYPE_FLOAT,
-  DART_TYPE_DOUBLE,   DART_TYPE_LONG_DOUBLE
-};
-
 static inline size_t tsize(dart_datatype_t t) { return basic_size(t); }
 
 static inline const char *tname(dart_datatype_t t)

@@ -43,14 +43,14 @@ static void test_memalloc(void)
   bool owner = me % 2 == 0;
   static const struct {
     size_t nelem;
-    int    type; /* index into basic[], or -1 for the custom type */
+    int    type; /* index into test_basic_types[], or -1 for the custom type */
   } spec[POOL_BLOCKS] = { { 1, 0 }, { 3, 1 }, { 1, 6 }, { 100, 2 },
                           { 1000, 9 }, { 5, -1 } };
   dart_gptr_t blocks[POOL_BLOCKS];
   size_t bytes[POOL_BLOCKS];
   STAGE("memalloc");
   for (int b = 0; b < POOL_BLOCKS; ++b) {
-    dart_datatype_t t = spec[b].type < 0 ? custom_type : basic[spec[b].type];
+    dart_datatype_t t = spec[b].type < 0 ? custom_type : test_basic_types[spec[b].type];
     bytes[b] = spec[b].nelem * (spec[b].type < 0 ? 12 : tsize(t));
     blocks[b] = DART_GPTR_NULL;
     if (owner) {

@@ -19,8 +19,8 @@ static size_t alloc_nelem(int u, int ti)
 
 static void test_alloc_types(void)
 {
-  for (int ti = 0; ti < NBASIC; ++ti) {
-    dart_datatype_t t = basic[ti];
+  for (int ti = 0; ti < TEST_NBASIC; ++ti) {
+    dart_datatype_t t = test_basic_types[ti];
     size_t es = tsize(t), mine_n = alloc_nelem(me, ti);
     STAGE("memalloc_aligned %s, %zu elements here", tname(t), mine_n);
     dart_gptr_t g;
