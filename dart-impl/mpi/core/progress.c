@@ -74,7 +74,7 @@ int progress_gate(MPI_Comm comm)
   return err == MPI_SUCCESS ? progress_wait(&request) : err;
 }
 
-static long long monotonic_ns(void)
+long long progress_clock_ns(void)
 {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -84,8 +84,8 @@ static long long monotonic_ns(void)
 void progress_sleep(long long ns)
 {
   const long long step = 100000; /* between two visits to MPI */
-  long long deadline = monotonic_ns() + ns;
-  for (long long left = ns; left > 0; left = deadline - monotonic_ns()) {
+  long long deadline = progress_clock_ns() + ns;
+  for (long long left = ns; left > 0; left = deadline - progress_clock_ns()) {
     int flag = 0;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, runtime.user_p2p_comm, &flag,
                MPI_STATUS_IGNORE);

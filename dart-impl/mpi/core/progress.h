@@ -43,6 +43,9 @@ static inline int progress_complete(int err, MPI_Request *request)
  * the receive itself, under the communicator's error handler. */
 int progress_await_message(int source, int tag, MPI_Comm comm);
 
+/* The monotonic clock in nanoseconds, for waits and for timing them. */
+long long progress_clock_ns(void);
+
 /* Lets `ns` nanoseconds pass while MPI (an MPI_Iprobe every 100 us, so
  * that one-sided calls of others into this unit complete under MPIs that
  * need the target inside MPI) and the hook keep progressing: a grace time

@@ -34,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define STATE_CHANGING ((uint64_t)1) /* extents are page multiples */
 #define FLAGS_DISP     ((MPI_Aint)sizeof(uint64_t))
@@ -60,13 +59,6 @@ static struct {
   struct pool_exposure_stats stats;
 } exposure = { .ctl_win = MPI_WIN_NULL, .win = MPI_WIN_NULL };
 
-static long long now_ns(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 /* --- the grace time ---------------------------------------------------
  * t_delay = t_maxdata + t_rrsched * n: a peer that checked my flag just
  * before I raised it may still be inside one transfer (at most my whole
@@ -89,10 +81,10 @@ static double copy_bandwidth(void)
     memset(to, 0, bytes); /* both committed before the clock starts */
     long long best = 0;
     for (int i = 0; i < 3; ++i) {
-      long long t0 = now_ns();
+      long long t0 = progress_clock_ns();
       memcpy(to, from, bytes);
       __asm__ volatile("" : : "r"(to) : "memory");
-      long long t = now_ns() - t0;
+      long long t = progress_clock_ns() - t0;
       best = best == 0 || t < best ? t : best;
     }
     bw = (double)bytes / (double)(best > 0 ? best : 1);
@@ -355,7 +347,7 @@ dart_ret_t pool_exposure_grow(const char *call, size_t extent)
   if (extent <= exposure.extent || exposure.whole) {
     return DART_OK;
   }
-  long long start = now_ns();
+  long long start = progress_clock_ns();
   struct segment *seg = team_lookup(DART_TEAM_ALL)->segments.local_pool;
   if (exposure.win != MPI_WIN_NULL) {
     bool guarded = exposure.nrma_peers > 0;
@@ -399,7 +391,7 @@ dart_ret_t pool_exposure_grow(const char *call, size_t extent)
   __atomic_store_n(&seg->sizes[exposure.me], extent, __ATOMIC_RELAXED);
   exposure.stats.exposed = extent;
   exposure.stats.changes++;
-  exposure.stats.last_change_ns = now_ns() - start;
+  exposure.stats.last_change_ns = progress_clock_ns() - start;
   LOG_DEBUG(call, "local pool exposes %zu bytes (%.3f ms)", extent,
             (double)exposure.stats.last_change_ns / 1e6);
   return DART_OK;
