@@ -1,6 +1,7 @@
 /* Contiguous one-sided transfers completed by flushes and barriers
  * (dart-if/include/dash/dart/if/dart_communication.h): blocking put/get
- * between every pair of units for several sizes and types, non-blocking
+ * between every pair of units for several sizes and types, every byte
+ * count up to 300 with the bytes around it untouched, non-blocking
  * put/get with every flush, large transfers, a burst of thousands of small
  * puts completed by one flush, and the memory model across the
  * shared-memory and RMA paths (docs/design.md, "The fast path"). Handles
@@ -88,6 +89,82 @@ static void test_pairwise(const struct ctx *c, size_t ncases)
     ASSERT_OK(dart_barrier(c->team));
   }
   free(buf);
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
+/* ---------------------------------------------------------------------
+ * Every byte count from 1 to EVERY_SIZE_MAX, blocking and non-blocking:
+ * the shared-memory path copies small sizes with overlapping fixed-size
+ * moves, one branch per size class (rma/onesided.c, direct_copy), so
+ * each count is checked exactly, with the bytes around it untouched.
+ * --------------------------------------------------------------------- */
+
+enum { EVERY_SIZE_MAX = 300, EVERY_SIZE_GAP = 32 };
+
+/* Offset of the region of `bytes` bytes: regions in increasing size,
+ * EVERY_SIZE_GAP bytes apart, so they start at every alignment. */
+static size_t every_size_offset(size_t bytes)
+{
+  return bytes * EVERY_SIZE_GAP + (bytes - 1) * bytes / 2;
+}
+
+/* The image a portion must hold after origin `from` put every size. */
+static void every_size_image(unsigned char *img, size_t total, int from)
+{
+  memset(img, POISON, total);
+  for (size_t b = 1; b <= EVERY_SIZE_MAX; ++b) {
+    fill(DART_TYPE_BYTE, img + every_size_offset(b), b,
+         key(from, (int)(b % 60)));
+  }
+}
+
+static void test_every_size(const struct ctx *c)
+{
+  size_t total = every_size_offset(EVERY_SIZE_MAX + 1);
+  dart_gptr_t seg = alloc_portions(c, total);
+  char *mine = local_base(seg, c->me);
+  memset(mine, POISON, total);
+  ASSERT_OK(dart_barrier(c->team));
+  int dst = (c->me + 1) % c->n, from = (c->me - 1 + c->n) % c->n;
+  unsigned char *buf = xmalloc(EVERY_SIZE_MAX + 64);
+  for (size_t b = 1; b <= EVERY_SIZE_MAX; ++b) {
+    STAGE("%s: put of %zu bytes to team unit %d", c->label, b, dst);
+    fill(DART_TYPE_BYTE, buf, b, key(c->global_of[c->me], (int)(b % 60)));
+    dart_gptr_t g = gptr_at(seg, dst, every_size_offset(b));
+    if (b % 2 == 1) {
+      ASSERT_OK(dart_put_blocking(g, buf, b, DART_TYPE_BYTE, DART_TYPE_BYTE));
+    } else {
+      ASSERT_OK(dart_put(g, buf, b, DART_TYPE_BYTE, DART_TYPE_BYTE));
+      ASSERT_OK(dart_flush(g)); /* buf is refilled next round */
+    }
+  }
+  ASSERT_OK(dart_barrier(c->team));
+  STAGE("%s: portion after every size from team unit %d", c->label, from);
+  unsigned char *img = xmalloc(total);
+  every_size_image(img, total, c->global_of[from]);
+  for (size_t i = 0; i < total; ++i) {
+    if ((unsigned char)mine[i] != img[i]) {
+      FAILF("%s: byte %zu of my portion is 0x%02x, expected 0x%02x (from "
+            "team unit %d)", c->label, i, (unsigned char)mine[i], img[i],
+            from);
+    }
+  }
+  for (size_t b = 1; b <= EVERY_SIZE_MAX; ++b) {
+    STAGE("%s: get of %zu bytes from team unit %d", c->label, b, dst);
+    memset(buf, POISON, EVERY_SIZE_MAX + 64);
+    dart_gptr_t g = gptr_at(seg, dst, every_size_offset(b));
+    if (b % 2 == 1) {
+      ASSERT_OK(dart_get_blocking(buf, g, b, DART_TYPE_BYTE, DART_TYPE_BYTE));
+    } else {
+      ASSERT_OK(dart_get(buf, g, b, DART_TYPE_BYTE, DART_TYPE_BYTE));
+      ASSERT_OK(dart_flush_local(g));
+    }
+    check_fill(DART_TYPE_BYTE, buf, b, key(c->global_of[c->me], (int)(b % 60)));
+    ASSERT_POISON(buf, b, 64);
+  }
+  free(img);
+  free(buf);
+  ASSERT_OK(dart_barrier(c->team));
   ASSERT_OK(dart_team_memfree(seg));
 }
 
@@ -338,6 +415,7 @@ static void pairwise(void)
   }
 }
 
+static void every_size(void) { on_both_teams(test_every_size); }
 static void nonblocking(void) { on_both_teams(test_nonblocking); }
 static void large_nonblocking(void) { test_large_nonblocking(&all_ctx); }
 static void burst(void) { test_burst(&all_ctx); }
@@ -345,6 +423,7 @@ static void memory_model(void) { on_both_teams(test_memory_model); }
 
 static const struct test_case cases[] = {
   { "pairwise", pairwise },
+  { "every_size", every_size },
   { "nonblocking", nonblocking },
   { "large_nonblocking", large_nonblocking },
   { "burst", burst },
