@@ -49,7 +49,8 @@ static const char *const known_variables[] = {
   "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT",
   "DART_LOCAL_POOL_MIB", "DART_LOCAL_POOL_MAX_MIB", "DART_NODEDB_LOCK",
   "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", "DART_SHM_SYNC",
-  "DART_ACCUMULATE_BATCH", "DART_POOL_GRACE_US", "DART_POOL_EXPOSURE", NULL
+  "DART_ACCUMULATE_BATCH", "DART_POOL_GRACE_US", "DART_POOL_EXPOSURE",
+  "DART_POOL_SHRINK_MS", NULL
 };
 
 static int read_choice(const char *var, const struct choice *choices,
@@ -129,6 +130,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   int nodedb_lock = SHARED_RW_LOCK_2N;
   int accumulate_batch = 1024;
   int pool_grace_us = -1;
+  int pool_shrink_ms = 1000;
   int pool_exposure = POOL_EXPOSE_AUTO;
 
   if (read_choice("DART_LOG_LEVEL", log_levels, &log_level, why, why_len) ||
@@ -155,6 +157,8 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
       read_int("DART_ACCUMULATE_BATCH", 0, 1 << 20, &accumulate_batch, why,
                why_len) ||
       read_int("DART_POOL_GRACE_US", 0, 60000000, &pool_grace_us, why,
+               why_len) ||
+      read_int("DART_POOL_SHRINK_MS", -1, 86400000, &pool_shrink_ms, why,
                why_len)) {
     return -1;
   }
@@ -172,6 +176,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   cfg->nodedb_lock        = (enum shared_rw_lock_kind)nodedb_lock;
   cfg->accumulate_batch   = accumulate_batch;
   cfg->pool_grace_us      = pool_grace_us;
+  cfg->pool_shrink_ms     = pool_shrink_ms;
   cfg->pool_exposure      = (enum pool_exposure)pool_exposure;
   /* The level must be in force before the warnings below are filtered. */
   log_set_level(cfg->log_level);

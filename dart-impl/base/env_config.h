@@ -54,6 +54,9 @@ struct env_config {
   int                 pool_grace_us;     /* DART_POOL_GRACE_US, -1 = the
                                             model (memory/pool_exposure.c) */
   enum pool_exposure  pool_exposure;     /* DART_POOL_EXPOSURE */
+  int                 pool_shrink_ms;    /* DART_POOL_SHRINK_MS: how long a
+                                            chunk stays empty before it is
+                                            released, -1 = never */
 };
 
 /* Fills `cfg` from the environment. Returns 0, or -1 with a message in

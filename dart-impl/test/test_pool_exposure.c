@@ -1,7 +1,9 @@
 /* White-box: the local pool exposes to RMA what it committed, no more
- * (memory/pool_exposure.h), and it grows while other units hammer on it.
- * Run with DART_LOCAL_POOL_MIB=1 and DART_LOCAL_POOL_MAX_MIB=256 (the
- * registration in CMakeLists.txt does), on one node, on simulated nodes
+ * (memory/pool_exposure.h); it grows and gives empty chunks back while
+ * other units hammer on it, and a block in a chunk given back is refused.
+ * Run with DART_LOCAL_POOL_MIB=1, DART_LOCAL_POOL_MAX_MIB=256 and
+ * DART_POOL_SHRINK_MS=0 (the registration in CMakeLists.txt does; one
+ * runs the hysteresis case alone with 300), on one node, on simulated nodes
  * and with the shared-memory path off, so that growth happens both with
  * and without units that reach the pool by RMA; and once with the whole
  * reservation exposed (DART_POOL_EXPOSURE=whole), which never changes. */
@@ -44,6 +46,17 @@ static void require_pool_env(void)
       atoi(max) != 256) {
     FAILF("run with DART_LOCAL_POOL_MIB=1 and DART_LOCAL_POOL_MAX_MIB=256");
   }
+  if (runtime.env.pool_shrink_ms != 0 &&
+      strcmp(test_case_name, "hysteresis") != 0) {
+    FAILF("run with DART_POOL_SHRINK_MS=0 (chunks go back when empty)");
+  }
+}
+
+/* Whether my pool gives empty chunks back: prefix exposure among several
+ * units (memory/pool_exposure.h, pool_exposure_shrinks). */
+static bool pool_shrinks(const struct local_pool_stats *s)
+{
+  return !s->exposure.whole && n > 1;
 }
 
 /* Whether some other unit reaches my pool through MPI, so that a change
@@ -226,9 +239,33 @@ static void test_grow_under_load(void)
     ASSERT_EQ(last_byte, (char)(next - b));
   }
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
-  for (int b = 0; b < GROWN; ++b) {
-    ASSERT_OK(dart_memfree(grown[b]));
+
+  /* The same the other way: half the units give their grown chunks back
+   * (the last free empties the newest chunk, and all go at once) while
+   * the others hammer, then swapped. */
+  for (int phase = 0; phase < 2; ++phase) {
+    STAGE("shrink phase %d", phase);
+    if (me % 2 == phase) {
+      for (int b = GROWN - 1; b >= 0; --b) {
+        ASSERT_OK(dart_memfree(grown[b]));
+      }
+      struct local_pool_stats st;
+      local_pool_stats(&st);
+      ASSERT_EQ(st.committed, pool_shrinks(&st) ? MIB : 32 * MIB);
+      ASSERT_EQ(st.exposure.exposed, expected_exposed(&st));
+    } else {
+      hammer(blocks, ROUNDS, added);
+    }
+    ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   }
+  STAGE("counters exact after the shrinks");
+  ASSERT_OK(dart_allgather(added, expected, (size_t)n * sizeof *added,
+                           DART_TYPE_BYTE, DART_TEAM_ALL));
+  for (int v = 0; v < n; ++v) {
+    ASSERT_EQ(counters[counter_slot(v)], expected[(size_t)v * n + me]);
+    ASSERT_EQ(counters[acc_slot(v)], expected[(size_t)v * n + me]);
+  }
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   ASSERT_OK(dart_memfree(mine));
   free(all);
   free(expected);
@@ -272,6 +309,179 @@ static void test_beyond_exposure(void)
     restore_log(saved);
   }
   free(exposed);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+}
+
+/* Grows to five chunks and gives them back: what the pool commits and
+ * exposes returns to the first chunk (with prefix exposure among several
+ * units; the whole reservation in one window stays as it is). */
+static void test_shrink_back(void)
+{
+  require_pool_env();
+  struct local_pool_stats s;
+  local_pool_stats(&s);
+  STAGE("at the start");
+  bool shrinking = pool_shrinks(&s);
+  if (shrinking) { /* the cases before gave everything back */
+    ASSERT_EQ(s.committed, MIB);
+    ASSERT_EQ(s.chunks, 1);
+  }
+  unsigned long shrinks = s.exposure.shrinks;
+  enum { BLOCKS = 16 };
+  dart_gptr_t blocks[BLOCKS];
+  for (int b = 0; b < BLOCKS; ++b) {
+    ASSERT_OK(dart_memalloc(MIB, DART_TYPE_BYTE, &blocks[b]));
+    memset(local_addr_of(blocks[b]), b, MIB);
+  }
+  local_pool_stats(&s);
+  size_t grown = s.committed;
+  if (shrinking) {
+    ASSERT_EQ(s.committed, 16 * MIB);
+    ASSERT_EQ(s.chunks, 5);
+  }
+  /* Newest first: each free empties a chunk that is the newest by then,
+   * so the pool shrinks chunk by chunk. */
+  for (int b = BLOCKS - 1; b >= 0; --b) {
+    STAGE("free block %d", b);
+    char *p = local_addr_of(blocks[b]);
+    ASSERT_EQ(p[0], (char)b);
+    ASSERT_EQ(p[MIB - 1], (char)b);
+    ASSERT_OK(dart_memfree(blocks[b]));
+    local_pool_stats(&s);
+    ASSERT_EQ(s.exposure.exposed, expected_exposed(&s));
+  }
+  STAGE("after the frees");
+  if (shrinking) {
+    ASSERT_EQ(s.committed, MIB);
+    ASSERT_EQ(s.chunks, 1);
+    ASSERT_EQ(s.exposure.exposed, MIB);
+    /* Chunks of 8, 4, 2 and 1 MiB above the first one. */
+    ASSERT_EQ(s.exposure.shrinks - shrinks, 4);
+    ASSERT(s.exposure.last_change_ns >= s.exposure.last_grace.total_ns);
+  } else {
+    ASSERT_EQ(s.committed, grown);
+    ASSERT_EQ(s.exposure.shrinks, 0);
+  }
+  STAGE("the pool grows again");
+  ASSERT_OK(dart_memalloc(4 * MIB, DART_TYPE_BYTE, &blocks[0]));
+  char *p = local_addr_of(blocks[0]);
+  p[0] = 1;
+  p[4 * MIB - 1] = 2; /* pages given back come back as new ones */
+  ASSERT_OK(dart_memfree(blocks[0]));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+}
+
+/* Every unit u's block blocks[u] starts with `base` + u. */
+static void expect_values(const dart_gptr_t *blocks, int64_t base)
+{
+  for (int u = 0; u < n; ++u) {
+    int64_t v = 0;
+    ASSERT_OK(dart_get_blocking(&v, blocks[u], 1, DART_TYPE_LONGLONG,
+                                DART_TYPE_LONGLONG));
+    ASSERT_EQ(v, base + u);
+  }
+}
+
+/* A block in a chunk its owner gave back is refused with DART_ERR_INVAL
+ * by every other unit (node peers, whose caches held it, and RMA peers),
+ * for put, get and atomics; the owner's remaining blocks stay reachable. */
+static void test_released_access(void)
+{
+  require_pool_env();
+  struct local_pool_stats s;
+  local_pool_stats(&s);
+  bool shrinks = pool_shrinks(&s);
+  if (shrinks) {
+    ASSERT_EQ(s.chunks, 1);
+  }
+  STAGE("a block in the first chunk and one in a new chunk");
+  dart_gptr_t keep, gone;
+  ASSERT_OK(dart_memalloc(MIB / 2, DART_TYPE_BYTE, &keep));
+  ASSERT_OK(dart_memalloc(MIB, DART_TYPE_BYTE, &gone));
+  if (shrinks) {
+    ASSERT_EQ(gone.addr_or_offs.offset, MIB);
+  }
+  *(int64_t *)local_addr_of(keep) = 1000 + me;
+  *(int64_t *)local_addr_of(gone) = 2000 + me;
+  dart_gptr_t *keeps = xmalloc((size_t)n * sizeof *keeps);
+  dart_gptr_t *gones = xmalloc((size_t)n * sizeof *gones);
+  ASSERT_OK(dart_allgather(&keep, keeps, sizeof keep, DART_TYPE_BYTE,
+                           DART_TEAM_ALL));
+  ASSERT_OK(dart_allgather(&gone, gones, sizeof gone, DART_TYPE_BYTE,
+                           DART_TEAM_ALL));
+  STAGE("every unit reads the others' blocks (and caches them)");
+  expect_values(gones, 2000);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  STAGE("the owners free the blocks in the new chunks");
+  local_pool_stats(&s);
+  int chunks_before = s.chunks;
+  ASSERT_OK(dart_memfree(gone));
+  local_pool_stats(&s);
+  ASSERT_EQ(s.chunks, shrinks ? 1 : chunks_before);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  for (int u = 0; u < n; ++u) {
+    if (u == me || !shrinks) {
+      continue;
+    }
+    STAGE("unit %d's given-back chunk", u);
+    int64_t v = 7, old = 0;
+    int saved = mute_log();
+    ASSERT_RET(dart_get_blocking(&v, gones[u], 1, DART_TYPE_LONGLONG,
+                                 DART_TYPE_LONGLONG), DART_ERR_INVAL);
+    ASSERT_RET(dart_put_blocking(gones[u], &v, 1, DART_TYPE_LONGLONG,
+                                 DART_TYPE_LONGLONG), DART_ERR_INVAL);
+    ASSERT_RET(dart_fetch_and_op(gones[u], &v, &old, DART_TYPE_LONGLONG,
+                                 DART_OP_SUM), DART_ERR_INVAL);
+    restore_log(saved);
+  }
+  STAGE("the owners' first chunks");
+  expect_values(keeps, 1000);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_memfree(keep));
+  free(keeps);
+  free(gones);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+}
+
+/* An empty chunk stays until it has been empty for DART_POOL_SHRINK_MS
+ * (300 in the registration that runs this case alone), then goes at the
+ * next free; with 0 it goes at once. */
+static void test_hysteresis(void)
+{
+  require_pool_env();
+  int delay_ms = runtime.env.pool_shrink_ms;
+  struct local_pool_stats s;
+  local_pool_stats(&s);
+  bool shrinks = pool_shrinks(&s);
+  int chunks = s.chunks;
+  dart_gptr_t anchor, big;
+  ASSERT_OK(dart_memalloc(1024, DART_TYPE_BYTE, &anchor));
+  ASSERT_OK(dart_memalloc(MIB, DART_TYPE_BYTE, &big));
+  local_pool_stats(&s);
+  int grown = s.chunks;
+  if (shrinks) {
+    ASSERT_EQ(grown, chunks + 1);
+  }
+  double freed_at = monotonic_seconds();
+  ASSERT_OK(dart_memfree(big));
+  local_pool_stats(&s);
+  STAGE("right after the free");
+  if (delay_ms == 0 || !shrinks) {
+    ASSERT_EQ(s.chunks, shrinks ? chunks : grown);
+  } else if (monotonic_seconds() - freed_at < 0.001 * delay_ms) {
+    ASSERT_EQ(s.chunks, grown);
+  }
+  STAGE("one delay later, at the next free");
+  double wait = 0.001 * delay_ms + 0.01 - (monotonic_seconds() - freed_at);
+  if (wait > 0) {
+    struct timespec ts = { (time_t)wait,
+                           (long)((wait - (double)(time_t)wait) * 1e9) };
+    nanosleep(&ts, NULL);
+  }
+  ASSERT_OK(dart_memfree(anchor));
+  local_pool_stats(&s);
+  ASSERT_EQ(s.chunks, shrinks ? chunks : grown);
+  ASSERT_EQ(s.exposure.exposed, expected_exposed(&s));
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 }
 
@@ -330,6 +540,13 @@ static void test_churn(void)
   if (seconds >= 5) {
     ASSERT_MSG(passed > 256 * MIB, "only %zu bytes passed through", passed);
   }
+  STAGE("after every block went back");
+  struct local_pool_stats st;
+  local_pool_stats(&st);
+  if (pool_shrinks(&st)) {
+    ASSERT_EQ(st.committed, MIB);
+    ASSERT_EQ(st.exposure.exposed, MIB);
+  }
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 }
 
@@ -344,7 +561,10 @@ static const struct test_case cases[] = {
   { "accounting", test_accounting },
   { "grow_under_load", test_grow_under_load },
   { "beyond_exposure", test_beyond_exposure },
+  { "shrink_back", test_shrink_back },
+  { "released_access", test_released_access },
   { "churn", test_churn },
+  { "hysteresis", test_hysteresis },
 };
 
 int main(int argc, char **argv)

@@ -6,12 +6,14 @@
  * out. The pool commits the reservation in chunks: the first
  * DART_LOCAL_POOL_MIB at init, and when no chunk has room, one more that
  * doubles the committed size (or just fits the request), until the
- * reservation (DART_LOCAL_POOL_MAX_MIB) or the node's memory runs out.
- * dart_allocator_* do the same on a collective segment of any team. The
+ * reservation (DART_LOCAL_POOL_MAX_MIB) or the node's memory runs out;
+ * the newest chunks go back once they have been empty for a while
+ * (pool_shrink_idle). dart_allocator_* do the same on a collective segment of any team. The
  * bookkeeping is a private buddy allocator per chunk or pool; pool memory
  * itself is never touched. */
 #include "base/buddy_allocator.h"
 #include "base/handle_table.h"
+#include "mpi/core/progress.h"
 #include "mpi/core/runtime.h"
 #include "mpi/memory/globmem.h"
 #include "mpi/memory/local_pool.h"
@@ -33,6 +35,8 @@
 struct pool_chunk {
   size_t                  offset;
   struct buddy_allocator *buddy;
+  size_t                  live;          /* blocks handed out */
+  long long               empty_since_ns; /* when `live` became 0 */
 };
 
 /* Doubling from 1 MiB reaches any machine's memory long before this. */
@@ -80,7 +84,7 @@ static dart_ret_t add_chunk(const char *call, size_t offset, size_t size)
                         "pool by %zu bytes: %s", size, strerror(err));
   }
   local_pool.chunks[local_pool.nchunks++] =
-    (struct pool_chunk){ offset, buddy };
+    (struct pool_chunk){ offset, buddy, 0, progress_clock_ns() };
   LOG_DEBUG(call, "local pool grew by %zu bytes at offset %zu", size,
             offset);
   return DART_OK;
@@ -144,6 +148,34 @@ static dart_ret_t pool_grow(const char *call, size_t bytes)
                       local_pool.reserve, bytes);
 }
 
+/* Gives the newest chunks back to the system once they have held no
+ * block for DART_POOL_SHRINK_MS (the hysteresis that keeps a program
+ * which frees and allocates again from paying a change each time): they
+ * leave the exposure under its change protocol (pool_exposure_shrink),
+ * then their pages go. The first chunk stays. Looked at whenever a block
+ * comes or goes. Caller holds the lock. */
+static void pool_shrink_idle(const char *call)
+{
+  int delay_ms = runtime.env.pool_shrink_ms;
+  if (delay_ms < 0 || !pool_exposure_shrinks()) {
+    return;
+  }
+  long long now = progress_clock_ns();
+  int keep = local_pool.nchunks;
+  while (keep > 1) {
+    const struct pool_chunk *c = &local_pool.chunks[keep - 1];
+    if (c->live != 0 || now - c->empty_since_ns < delay_ms * 1000000LL) {
+      break;
+    }
+    --keep;
+  }
+  if (keep < local_pool.nchunks &&
+      pool_exposure_shrink(call, chunk_end(&local_pool.chunks[keep - 1])) ==
+        DART_OK) {
+    drop_chunks(keep);
+  }
+}
+
 /* A block of `bytes` from the newest chunk with room (they are the
  * largest), growing the pool when none has. */
 static dart_ret_t local_pool_take(const char *call, size_t bytes,
@@ -156,6 +188,8 @@ static dart_ret_t local_pool_take(const char *call, size_t bytes,
       struct pool_chunk *c = &local_pool.chunks[i];
       if (buddy_alloc(c->buddy, bytes, offset) == 0) {
         *offset += c->offset;
+        c->live++;
+        pool_shrink_idle(call);
         pthread_mutex_unlock(&local_pool.lock);
         return DART_OK;
       }
@@ -169,7 +203,7 @@ static dart_ret_t local_pool_take(const char *call, size_t bytes,
 }
 
 /* 0, or -1 if no live block starts at `offset`. */
-static int local_pool_give_back(size_t offset)
+static int local_pool_give_back(const char *call, size_t offset)
 {
   int rc = -1;
   pthread_mutex_lock(&local_pool.lock);
@@ -178,8 +212,14 @@ static int local_pool_give_back(size_t offset)
     if (offset >= c->offset) {
       rc = offset < chunk_end(c) ? buddy_free(c->buddy, offset - c->offset)
                                  : -1;
+      if (rc == 0 && --c->live == 0) {
+        c->empty_since_ns = progress_clock_ns();
+      }
       break;
     }
+  }
+  if (rc == 0) {
+    pool_shrink_idle(call);
   }
   pthread_mutex_unlock(&local_pool.lock);
   return rc;
@@ -259,7 +299,7 @@ dart_ret_t local_pool_init(const char *call, size_t initial, size_t reserve)
     local_pool_finalize();
     return ret;
   }
-  local_pool.chunks[0] = (struct pool_chunk){ 0, first };
+  local_pool.chunks[0] = (struct pool_chunk){ 0, first, 0, 0 };
   local_pool.nchunks = 1;
   local_pool.reserve = reserve;
   return DART_OK;
@@ -328,7 +368,7 @@ dart_ret_t dart_memfree(dart_gptr_t gptr)
                         "block belongs to unit %d; only its owner frees it",
                         (int)gptr.unitid);
   }
-  if (local_pool_give_back(gptr.addr_or_offs.offset) != 0) {
+  if (local_pool_give_back(__func__, gptr.addr_or_offs.offset) != 0) {
     return report_error(DART_ERR_INVAL, __func__,
                         "offset %llu is not a live block (double free?)",
                         (unsigned long long)gptr.addr_or_offs.offset);

@@ -172,15 +172,31 @@ static int read_state(int unit, uint64_t *state)
   return err;
 }
 
-/* Raises my flag at every unit that reaches me by RMA. */
-static int raise_flags(void)
+static int put_flag(int unit)
 {
   static const unsigned char up = 1;
+  return MPI_Put(&up, 1, MPI_BYTE, unit, FLAGS_DISP + exposure.me, 1,
+                 MPI_BYTE, exposure.ctl_win);
+}
+
+/* Raises my flag at every unit that reaches me by RMA; with `everyone`
+ * also at my node peers, which keep a mapped portion's size in their
+ * caches (model/target.h), and at myself, for my other threads'. */
+static int raise_flags(bool everyone)
+{
   int err = MPI_SUCCESS;
   mpi_serial_enter();
-  for (int i = 0; err == MPI_SUCCESS && i < exposure.nrma_peers; ++i) {
-    err = MPI_Put(&up, 1, MPI_BYTE, exposure.rma_peers[i],
-                  FLAGS_DISP + exposure.me, 1, MPI_BYTE, exposure.ctl_win);
+  if (everyone) {
+    __atomic_store_n(&exposure.ctl->changed[exposure.me], 1,
+                     __ATOMIC_SEQ_CST);
+    int units = team_lookup(DART_TEAM_ALL)->size;
+    for (int u = 0; err == MPI_SUCCESS && u < units; ++u) {
+      err = u == exposure.me ? MPI_SUCCESS : put_flag(u);
+    }
+  }
+  for (int i = 0; !everyone && err == MPI_SUCCESS &&
+                  i < exposure.nrma_peers; ++i) {
+    err = put_flag(exposure.rma_peers[i]);
   }
   if (err == MPI_SUCCESS) {
     err = MPI_Win_flush_all(exposure.ctl_win);
@@ -193,12 +209,15 @@ static int raise_flags(void)
  * while it changes. */
 static bool refresh(struct segment *seg, int unit)
 {
-  if (unit == exposure.me || exposure.ctl_win == MPI_WIN_NULL) {
-    return true; /* my own size is always current */
+  if (exposure.ctl_win == MPI_WIN_NULL) {
+    return true;
   }
   /* Down before the read: a change that raises it again from here on is
    * seen by the next access. */
   __atomic_store_n(&exposure.ctl->changed[unit], 0, __ATOMIC_SEQ_CST);
+  if (unit == exposure.me) {
+    return true; /* my own size is always current */
+  }
   for (;;) {
     uint64_t state = 0;
     int err = read_state(unit, &state);
@@ -356,7 +375,7 @@ dart_ret_t pool_exposure_grow(const char *call, size_t extent)
       pool_exposure_grace(exposure.extent, &exposure.stats.last_grace);
       err = write_state(exposure.extent | STATE_CHANGING);
       if (err == MPI_SUCCESS) {
-        err = raise_flags();
+        err = raise_flags(false);
       }
       if (err != MPI_SUCCESS) {
         write_state(exposure.extent);
@@ -394,6 +413,61 @@ dart_ret_t pool_exposure_grow(const char *call, size_t extent)
   exposure.stats.last_change_ns = progress_clock_ns() - start;
   LOG_DEBUG(call, "local pool exposes %zu bytes (%.3f ms)", extent,
             (double)exposure.stats.last_change_ns / 1e6);
+  return DART_OK;
+}
+
+bool pool_exposure_shrinks(void)
+{
+  return exposure.ctl_win != MPI_WIN_NULL && !exposure.whole;
+}
+
+dart_ret_t pool_exposure_shrink(const char *call, size_t extent)
+{
+  if (!pool_exposure_shrinks() || extent >= exposure.extent) {
+    return report_error(DART_ERR_INVAL, call, "the local pool cannot "
+                        "shrink its exposure from %zu to %zu bytes",
+                        exposure.extent, extent);
+  }
+  long long start = progress_clock_ns();
+  struct segment *seg = team_lookup(DART_TEAM_ALL)->segments.local_pool;
+  /* My own accesses that resolve from here on see the new size at once;
+   * the ones my threads cached see my flag below. */
+  seg->my_size = extent;
+  __atomic_store_n(&seg->sizes[exposure.me], extent, __ATOMIC_SEQ_CST);
+  /* Every unit may hold my old size: node peers and my threads in their
+   * caches, RMA peers in their records. Until the grace time is over, a
+   * transfer one of them started before it saw the flag may still run
+   * into the part that goes. */
+  pool_exposure_grace(exposure.extent, &exposure.stats.last_grace);
+  int err = write_state(exposure.extent | STATE_CHANGING);
+  if (err == MPI_SUCCESS) {
+    err = raise_flags(true);
+  }
+  if (err == MPI_SUCCESS) {
+    progress_sleep(exposure.stats.last_grace.total_ns);
+    MPI_SERIALIZED(
+      MPI_Win_detach(exposure.win, exposure.base);
+      err = MPI_Win_attach(exposure.win, exposure.base, (MPI_Aint)extent));
+  }
+  if (err != MPI_SUCCESS) {
+    /* Peers must not wait forever: publish the smaller size, which is
+     * safe whatever the window holds (they never reach past it). */
+    exposure.extent = extent;
+    write_state(extent);
+    return report_mpi_error(call, "shrinking the local pool's exposure",
+                            err);
+  }
+  exposure.extent = extent;
+  if ((err = write_state(extent)) != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Fetch_and_op (pool state)", err);
+  }
+  exposure.stats.exposed = extent;
+  exposure.stats.changes++;
+  exposure.stats.guarded++;
+  exposure.stats.shrinks++;
+  exposure.stats.last_change_ns = progress_clock_ns() - start;
+  LOG_DEBUG(call, "local pool shrank its exposure to %zu bytes (%.3f ms)",
+            extent, (double)exposure.stats.last_change_ns / 1e6);
   return DART_OK;
 }
 

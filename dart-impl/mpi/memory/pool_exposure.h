@@ -8,7 +8,9 @@
  * finds my flag up, or that would access past the size it knows, reads
  * my exposure again before it touches my memory (struct segment_watch).
  * Node peers reach the pool by load/store through their mapping of the
- * whole reservation and are not involved. */
+ * whole reservation: growth does not concern them (an access past the
+ * size they know reads it again), a shrink raises their flags too, which
+ * their cached targets look at (model/target.h). */
 #ifndef DART_MPI_POOL_EXPOSURE_H
 #define DART_MPI_POOL_EXPOSURE_H
 
@@ -36,6 +38,7 @@ struct pool_exposure_stats {
   size_t           exposed;      /* bytes of my reservation attached */
   unsigned long    changes;      /* exposure changes so far */
   unsigned long    guarded;      /* of those, with flags and grace */
+  unsigned long    shrinks;      /* of those, to a smaller size */
   long long        last_change_ns; /* wall time of the last change */
   struct pool_grace last_grace;  /* of the last guarded change */
 };
@@ -57,6 +60,19 @@ dart_ret_t pool_exposure_init(const char *call, struct team *all,
  * above, and updates segment 0's record of my portion. Not thread-safe:
  * the pool's lock serializes the calls. */
 dart_ret_t pool_exposure_grow(const char *call, size_t extent);
+
+/* Whether the exposure can shrink: prefix exposure among several units
+ * (the whole reservation in one window, or a unit alone, stay as they
+ * are: nothing tells their peers a size). */
+bool pool_exposure_shrinks(void);
+
+/* Exposes only the first `extent` bytes (fewer than now) under the
+ * protocol above, with the flags raised at every other unit and at
+ * myself, since node peers and my threads keep the old size in their
+ * caches; after it returns no unit touches the bytes past `extent`, and
+ * the caller may give their pages back. On an MPI error the smaller size
+ * is published all the same. The pool's lock serializes the calls. */
+dart_ret_t pool_exposure_shrink(const char *call, size_t extent);
 
 /* The grace time a change of an `extent`-byte exposure would wait. */
 void pool_exposure_grace(size_t extent, struct pool_grace *grace);

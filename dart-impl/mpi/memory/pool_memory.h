@@ -1,9 +1,9 @@
 /* Address space for the local pool: every unit reserves a large, sparse
  * range of node-shared memory once at init, node peers map all of it, and
- * the pool commits pieces of it as it grows. The mappings stay until
- * dart_exit, so a peer's mapping never goes stale; what other nodes reach
- * by RMA is the pool's exposure (pool_exposure.h, docs/design.md, "The
- * local pool"). */
+ * the pool commits pieces of it as it grows and releases them when they
+ * stay empty. The mappings stay until dart_exit, so a peer's mapping never
+ * goes stale, though pages in it may go (what a peer may touch is the
+ * pool's exposure: pool_exposure.h, docs/design.md, "The local pool"). */
 #ifndef DART_MPI_POOL_MEMORY_H
 #define DART_MPI_POOL_MEMORY_H
 

@@ -6,6 +6,8 @@ __thread struct direct_target_cache target_cache
   __attribute__((tls_model("initial-exec")));
 __thread struct atomic_target_cache atomic_target_cache
   __attribute__((tls_model("initial-exec")));
+__thread struct watched_target_cache watched_target_cache
+  __attribute__((tls_model("initial-exec")));
 /* Starts above every cache entry's zero generation: no entry is valid
  * before it was filled. */
 atomic_uint segment_generation = 1;
@@ -53,6 +55,9 @@ bool target_watch_ok(struct segment *seg, int unit, uint64_t offset,
       !__atomic_load_n(&w->changed[unit], __ATOMIC_ACQUIRE)) {
     return true;
   }
+  /* The refresh takes the flag down, which cached entries of this
+   * portion (this thread's and the others') rely on: they go too. */
+  target_forget_all();
   if (!w->refresh(seg, unit)) {
     return false;
   }

@@ -65,14 +65,20 @@ static inline dart_ret_t target_resolve(const char *call, dart_gptr_t gptr,
   return DART_OK;
 }
 
-/* The last directly mapped target of this thread: repeated accesses to
- * one unit's portion skip the table walk. Any segment removal bumps
- * `segment_generation`, which invalidates every thread's entry. */
-struct direct_target_cache {
+/* One unit's portion mapped here, as a cache remembers it. */
+struct mapped_portion {
   uint64_t key;        /* team, segment and unit of the gptr */
   unsigned generation;
   char    *base;       /* the unit's portion, mapped here */
   size_t   size;
+};
+
+/* The last directly mapped target of this thread: repeated accesses to
+ * one unit's portion skip the table walk. Any segment removal bumps
+ * `segment_generation`, which invalidates every thread's entry. Portions
+ * that may shrink are kept in watched_target_cache instead (below). */
+struct direct_target_cache {
+  struct mapped_portion portion;
   struct segment *segment; /* for flushes */
   /* Direct reads and atomics so far, for target_direct_progress; here
    * rather than in a TLS variable of its own because the fast path has
@@ -96,34 +102,73 @@ static inline uint64_t target_cache_key(dart_gptr_t gptr)
 /* Whether target_cache_key sees exactly unit, segment and team. */
 bool target_key_layout_ok(void);
 
+/* Whether `p` holds the `span` bytes at `gptr`; then sets `direct` to
+ * their address. */
+static inline bool portion_holds(const struct mapped_portion *p,
+                                 dart_gptr_t gptr, size_t span, char **direct)
+{
+  uint64_t offset = gptr.addr_or_offs.offset;
+  if (p->key == target_cache_key(gptr) &&
+      p->generation == atomic_load_explicit(&segment_generation,
+                                            memory_order_relaxed) &&
+      offset <= p->size && span <= p->size - offset) {
+    *direct = p->base + offset;
+    return true;
+  }
+  return false;
+}
+
+static inline void portion_remember(struct mapped_portion *p,
+                                    dart_gptr_t gptr, const struct target *t)
+{
+  p->key = target_cache_key(gptr);
+  p->generation = atomic_load_explicit(&segment_generation,
+                                       memory_order_relaxed);
+  p->base = t->direct - gptr.addr_or_offs.offset;
+  p->size = t->segment->sizes[t->unit];
+}
+
 /* Whether this thread's cache holds the portion of `span` bytes at
  * `gptr`; then sets `direct` to their address (else resolve the slow
  * way). */
 static inline bool target_cached(dart_gptr_t gptr, size_t span,
                                  char **direct)
 {
-  const struct direct_target_cache *c = &target_cache;
-  uint64_t offset = gptr.addr_or_offs.offset;
-  if (c->key == target_cache_key(gptr) &&
-      c->generation == atomic_load_explicit(&segment_generation,
-                                            memory_order_relaxed) &&
-      offset <= c->size && span <= c->size - offset) {
-    *direct = c->base + offset;
-    return true;
-  }
-  return false;
+  return portion_holds(&target_cache.portion, gptr, span, direct);
+}
+
+/* The last directly mapped target of this thread in a segment whose
+ * portions may shrink while mapped (a local pool, segment.h's struct
+ * segment_watch): valid while the unit's change flag is down. Kept apart
+ * from target_cache, and looked at only after it missed, so that the
+ * accesses to every other segment load nothing more (the flag's load
+ * there cost 0.3 ns per 8-byte put, waiting behind the put's fence). */
+struct watched_target_cache {
+  struct mapped_portion portion;
+  const unsigned char  *changed; /* the unit's change flag, here */
+};
+extern __thread struct watched_target_cache watched_target_cache
+  __attribute__((tls_model("initial-exec")));
+
+static inline bool target_cached_watched(dart_gptr_t gptr, size_t span,
+                                         char **direct)
+{
+  const struct watched_target_cache *c = &watched_target_cache;
+  return portion_holds(&c->portion, gptr, span, direct) &&
+         __atomic_load_n(c->changed, __ATOMIC_ACQUIRE) == 0;
 }
 
 /* Remembers a resolved direct target for the next access. */
 static inline void target_remember(dart_gptr_t gptr, const struct target *t)
 {
-  struct direct_target_cache *c = &target_cache;
-  c->key = target_cache_key(gptr);
-  c->generation = atomic_load_explicit(&segment_generation,
-                                       memory_order_relaxed);
-  c->base = t->direct - gptr.addr_or_offs.offset;
-  c->size = t->segment->sizes[t->unit];
-  c->segment = t->segment;
+  const struct segment_watch *watch = t->segment->watch;
+  if (watch != NULL) {
+    portion_remember(&watched_target_cache.portion, gptr, t);
+    watched_target_cache.changed = &watch->changed[t->unit];
+    return;
+  }
+  portion_remember(&target_cache.portion, gptr, t);
+  target_cache.segment = t->segment;
 }
 
 /* The last segment this thread updated with CPU atomics: its team lives
@@ -180,12 +225,15 @@ static inline bool target_cached_atomic(dart_gptr_t gptr, size_t span,
 }
 
 /* Remembers the segment of a resolved target whose atomics take the CPU
- * path, if its team lives on this node alone and the segment is mapped. */
+ * path, if its team lives on this node alone, the segment is mapped and
+ * its portions never change. */
 static inline void target_remember_atomic(dart_gptr_t gptr,
                                           const struct target *t)
 {
-  if (t->segment->node_bases == NULL || t->team->num_nodes != 1 ||
-      t->team->node_size != t->team->size) {
+  /* Not a segment whose portions may shrink: this entry covers every
+   * unit's portion at once and has no change flag to look at. */
+  if (t->segment->node_bases == NULL || t->segment->watch != NULL ||
+      t->team->num_nodes != 1 || t->team->node_size != t->team->size) {
     return;
   }
   struct atomic_target_cache *c = &atomic_target_cache;
@@ -206,9 +254,9 @@ static inline struct segment *target_cached_segment(dart_gptr_t gptr,
   unsigned generation = atomic_load_explicit(&segment_generation,
                                              memory_order_relaxed);
   const struct direct_target_cache *d = &target_cache;
-  if (d->generation == generation &&
-      (all_units ? key_without_unit(d->key) == atomic_target_key(gptr)
-                 : d->key == target_cache_key(gptr))) {
+  if (d->portion.generation == generation &&
+      (all_units ? key_without_unit(d->portion.key) == atomic_target_key(gptr)
+                 : d->portion.key == target_cache_key(gptr))) {
     return d->segment;
   }
   const struct atomic_target_cache *a = &atomic_target_cache;

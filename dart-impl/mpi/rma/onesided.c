@@ -78,7 +78,7 @@ cached_direct(const void *local, dart_gptr_t gptr, size_t nelem,
   /* nelem is at most the portion's size in bytes (an empty cache has
    * size 0), so the byte count below cannot overflow. */
   if (src_type != dst_type || !datatype_is_basic_id(src_type) ||
-      local == NULL || nelem > target_cache.size) {
+      local == NULL || nelem > target_cache.portion.size) {
     return false;
   }
   *bytes = nelem * basic_type_size(src_type);
@@ -182,7 +182,8 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
       nelem <= SIZE_MAX / sizeof(long double)) {
     size_t bytes = nelem * basic_type_size(src_type);
     char *direct = NULL;
-    if (!target_cached(gptr, bytes, &direct)) {
+    if (!target_cached(gptr, bytes, &direct) &&
+        !target_cached_watched(gptr, bytes, &direct)) {
       struct target t = { 0 };
       if (target_resolve(call, gptr, bytes, &t) != DART_OK) {
         return DART_ERR_INVAL;
