@@ -1,6 +1,6 @@
 /* bench-pool: the local pool's life cycle (docs/design.md, "The local
  * pool") measured next to what plain MPI offers for the same job, in one
- * run. Two parts:
+ * run. Two parts, the second first:
  *
  * 1. Steady state. In a pool that already has room (it grew once to hold
  *    the largest block before the clock starts), dart_memalloc +
@@ -32,11 +32,27 @@
  *    of part 1. The series runs --growth-reps times, each in a fresh
  *    dart_init (the program starts MPI itself, so DART borrows it), and
  *    every column is the median over them of unit 0's value.
+ *    Then the way back: the blocks are freed newest first, each
+ *    dart_memfree but the last empties the top chunk, which goes back to
+ *    the system in that same call (step 6 of the design), and its time is
+ *    printed with the shrink's exposure.last_change_ns and grace model in
+ *    a table of its own, medians as above. Every such free must give
+ *    back exactly its chunk (exposure.shrinks one more, committed that
+ *    much less) and the pool must end at its initial chunk; if not, the
+ *    run fails.
  *
  * Usage: bench-pool [--reps R] [--iters K] [--max-bytes B]
- *                   [--growth-reps G] [--csv FILE] [--growth-csv FILE] */
+ *                   [--growth-reps G] [--csv FILE] [--growth-csv FILE]
+ *                   [--shrink-csv FILE]
+ * Part 2 sets DART_LOCAL_POOL_MIB=1, DART_POOL_EXPOSURE=prefix (chunks go
+ * back only with prefix exposure) and DART_POOL_SHRINK_MS=0 (at once)
+ * where the environment does not set them; part 1 runs with the default
+ * DART_POOL_SHRINK_MS then. A DART_POOL_SHRINK_MS set by the caller holds
+ * for both parts: other than 0, part 2's way back is not measured; 0 lets
+ * part 1's pool give its chunk back between rounds, and part 1 fails. */
 #include "bench_args.h"
 #include "bench_stats.h"
+#include "mpi/core/runtime.h"
 #include "mpi/memory/local_pool.h"
 #include "mpi/model/team.h"
 
@@ -151,24 +167,54 @@ static void measure_size(size_t bytes, int reps, int iters,
   }
 }
 
-/* ---- part 2: growth --------------------------------------------------- */
+/* ---- part 2: growth and the way back ---------------------------------- */
 
-struct growth_sample {
+/* One exposure change: the dart_memalloc that added a chunk or the
+ * dart_memfree that gave one back, with what local_pool_stats says of it
+ * afterwards. */
+struct change_sample {
   size_t block, committed;
   int    chunks, guarded, runnable;
-  double alloc_ns, change_ns, grace_ns, maxdata_ns, rrsched_ns;
+  double op_ns, change_ns, grace_ns, maxdata_ns, rrsched_ns;
 };
 
-/* One growth series in the current (fresh) pool; unit 0's samples in
- * out[0..return). Returns -1 if a step did not add exactly one chunk and
- * one exposure change. */
-static int growth_series(size_t top, struct growth_sample *out)
+/* The sample of a change of `block` bytes that took op_ns, from the stats
+ * after it; `guarded` is exposure.guarded before it. The grace columns are
+ * 0 for a change without flags and grace (no unit reaches the pool by
+ * RMA), whose last_grace is an older change's. */
+static struct change_sample change_sample(size_t block, double op_ns,
+                                          const struct local_pool_stats *s,
+                                          unsigned long guarded)
+{
+  int was_guarded = s->exposure.guarded == guarded + 1;
+  const struct pool_grace *g = &s->exposure.last_grace;
+  return (struct change_sample){
+    .block = block, .committed = s->committed, .chunks = s->chunks,
+    .guarded = was_guarded, .runnable = was_guarded ? g->runnable : 0,
+    .op_ns = op_ns, .change_ns = (double)s->exposure.last_change_ns,
+    .grace_ns = was_guarded ? (double)g->total_ns : 0,
+    .maxdata_ns = was_guarded ? (double)g->maxdata_ns : 0,
+    .rrsched_ns = was_guarded ? (double)g->rrsched_ns : 0 };
+}
+
+/* One growth series in the current (fresh) pool, then the way back:
+ * unit 0's growth samples in grow[0..return), and, when `shrink` is not
+ * NULL (chunks go back at once, see main), those of the frees that gave
+ * the chunks back in shrink[0..return), largest chunk first. Returns -1
+ * if a step did not add exactly one chunk and one exposure change, or a
+ * free that emptied the top chunk did not give exactly that chunk back,
+ * or the pool did not end where it started. */
+static int growth_series(size_t top, struct change_sample *grow,
+                         struct change_sample *shrink)
 {
   struct local_pool_stats s;
   local_pool_stats(&s);
+  const size_t initial = s.committed;
   dart_gptr_t blocks[MAX_STEPS + 1];
+  size_t sizes[MAX_STEPS + 1];
   int nblocks = 0, steps = 0, bad = 0;
   /* Fills the initial chunk: the pool has no room left after it. */
+  sizes[nblocks] = s.committed;
   CHECK(dart_memalloc(s.committed, DART_TYPE_BYTE, &blocks[nblocks++]));
   local_pool_stats(&s);
   while (steps < MAX_STEPS && s.committed * 2 <= top) {
@@ -177,6 +223,7 @@ static int growth_series(size_t top, struct growth_sample *out)
     unsigned long changes = s.exposure.changes, guarded = s.exposure.guarded;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = now_ns();
+    sizes[nblocks] = block;
     CHECK(dart_memalloc(block, DART_TYPE_BYTE, &blocks[nblocks++]));
     double t = now_ns() - t0;
     local_pool_stats(&s);
@@ -186,18 +233,39 @@ static int growth_series(size_t top, struct growth_sample *out)
               block, s.chunks - chunks, s.exposure.changes - changes);
       bad = 1;
     }
-    int was_guarded = s.exposure.guarded == guarded + 1;
-    const struct pool_grace *g = &s.exposure.last_grace;
-    out[steps++] = (struct growth_sample){
-      .block = block, .committed = s.committed, .chunks = s.chunks,
-      .guarded = was_guarded, .runnable = was_guarded ? g->runnable : 0,
-      .alloc_ns = t, .change_ns = (double)s.exposure.last_change_ns,
-      .grace_ns = was_guarded ? (double)g->total_ns : 0,
-      .maxdata_ns = was_guarded ? (double)g->maxdata_ns : 0,
-      .rrsched_ns = was_guarded ? (double)g->rrsched_ns : 0 };
+    grow[steps++] = change_sample(block, t, &s, guarded);
   }
-  for (int b = 0; b < nblocks; ++b) {
+  /* Newest first: every block but the first is alone in the chunk that
+   * was added for it, at the top of the pool, so each free empties the
+   * top chunk, and with DART_POOL_SHRINK_MS=0 that chunk goes back in the
+   * same dart_memfree (docs/design.md, "The local pool", step 6). */
+  for (int b = nblocks - 1; b >= 0; --b) {
+    size_t committed = s.committed;
+    unsigned long shrinks = s.exposure.shrinks, guarded = s.exposure.guarded;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now_ns();
     CHECK(dart_memfree(blocks[b]));
+    double t = now_ns() - t0;
+    local_pool_stats(&s);
+    if (shrink == NULL || b == 0) {
+      continue;
+    }
+    if (s.exposure.shrinks != shrinks + 1 ||
+        s.committed + sizes[b] != committed) {
+      fprintf(stderr, "bench-pool: unit %d: the dart_memfree that emptied "
+              "the top chunk (%zu bytes) made %lu shrinks and took "
+              "committed from %zu to %zu bytes (1 shrink, %zu bytes less "
+              "expected)\n", me, sizes[b], s.exposure.shrinks - shrinks,
+              committed, s.committed, sizes[b]);
+      bad = 1;
+    }
+    shrink[nblocks - 1 - b] = change_sample(sizes[b], t, &s, guarded);
+  }
+  if (shrink != NULL && s.committed != initial) {
+    fprintf(stderr, "bench-pool: unit %d: the pool commits %zu bytes after "
+            "every block was freed, not its initial chunk of %zu\n", me,
+            s.committed, initial);
+    bad = 1;
   }
   int any_bad = 0;
   MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -205,8 +273,8 @@ static int growth_series(size_t top, struct growth_sample *out)
 }
 
 /* Median over the reps of one field of step s. */
-static double growth_median(const struct growth_sample *all, int stride,
-                            int greps, int s, size_t field)
+static double step_median(const struct change_sample *all, int stride,
+                          int greps, int s, size_t field)
 {
   double v[MAX_REPS];
   for (int r = 0; r < greps; ++r) {
@@ -214,6 +282,65 @@ static double growth_median(const struct growth_sample *all, int stride,
     v[r] = *(const double *)(const void *)(sample + field);
   }
   return bench_median(v, greps);
+}
+
+static FILE *open_csv(const char *path, const char *header)
+{
+  if (path == NULL) {
+    return NULL;
+  }
+  FILE *f = fopen(path, "w");
+  if (f == NULL) {
+    fprintf(stderr, "bench-pool: cannot write %s\n", path);
+    return NULL;
+  }
+  fprintf(f, "%s\n", header);
+  return f;
+}
+
+/* Unit 0's table of one kind of change (growth or shrink), steps rows of
+ * greps series each stride samples apart, medians over the series; also
+ * in CSV file csv_path (under `header`) when that is not NULL. `block`
+ * and `op` name the first and the timed column. */
+static void print_changes(const struct change_sample *all, int stride,
+                          int steps, long long greps, int nodes,
+                          const char *block, const char *op,
+                          const char *csv_path, const char *header)
+{
+  FILE *csv = open_csv(csv_path, header);
+  printf("| %s | committed after | %s | change | grace (model) | "
+         "t_maxdata | t_rrsched | runnable | change - grace | guarded |\n"
+         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n", block, op);
+  for (int st = 0; st < steps; ++st) {
+    const struct change_sample *c0 = &all[st];
+#define MED(f) step_median(all, stride, (int)greps, st, \
+                           offsetof(struct change_sample, f)) * 1e-3
+    double op_us = MED(op_ns), change = MED(change_ns);
+    double grace = MED(grace_ns), maxdata = MED(maxdata_ns);
+    double rrsched = MED(rrsched_ns);
+#undef MED
+    double run[MAX_REPS];
+    int guarded = 0;
+    for (int r = 0; r < greps; ++r) {
+      run[r] = all[(size_t)r * stride + st].runnable;
+      guarded += all[(size_t)r * stride + st].guarded;
+    }
+    double runnable = bench_median(run, (int)greps);
+    char label[32], committed[32];
+    printf("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
+           "%d/%lld |\n", bench_size_label(c0->block, label, sizeof label),
+           bench_size_label(c0->committed, committed, sizeof committed),
+           op_us, change, grace, maxdata, rrsched, runnable, change - grace,
+           guarded, greps);
+    if (csv != NULL) {
+      fprintf(csv, "%d,%zu,%zu,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.1f,%d,%lld\n",
+              nodes, c0->block, c0->committed, c0->chunks, op_us, change,
+              grace, maxdata, rrsched, runnable, guarded, greps);
+    }
+  }
+  if (csv != NULL) {
+    fclose(csv);
+  }
 }
 
 /* ---- set-up ----------------------------------------------------------- */
@@ -241,7 +368,8 @@ static void usage(FILE *to)
   fprintf(to,
           "usage: bench-pool [--reps R] [--iters K] [--max-bytes B] "
           "[--growth-reps G]\n"
-          "                  [--csv FILE] [--growth-csv FILE]\n"
+          "                  [--csv FILE] [--growth-csv FILE] "
+          "[--shrink-csv FILE]\n"
           "  --reps R         rounds per size; the median is reported "
           "(default 11)\n"
           "  --iters K        most operations per round (default 1000)\n"
@@ -253,6 +381,8 @@ static void usage(FILE *to)
           "5)\n"
           "  --csv FILE       allocate + free table as CSV (unit 0)\n"
           "  --growth-csv FILE  growth table as CSV (unit 0)\n"
+          "  --shrink-csv FILE  shrink table (the way back) as CSV (unit "
+          "0)\n"
           "Run with 2 units; DART_UNITS_PER_NODE=1 puts them on two "
           "simulated nodes.\n");
 }
@@ -269,25 +399,12 @@ static int first_unit_by_environment(void)
   return 1;
 }
 
-static FILE *open_csv(const char *path, const char *header)
-{
-  if (path == NULL) {
-    return NULL;
-  }
-  FILE *f = fopen(path, "w");
-  if (f == NULL) {
-    fprintf(stderr, "bench-pool: cannot write %s\n", path);
-    return NULL;
-  }
-  fprintf(f, "%s\n", header);
-  return f;
-}
-
 int main(int argc, char **argv)
 {
   long long reps = 11, iters = 1000, max_bytes = (long long)1 << 30;
   long long greps = 5;
   const char *csv_path = NULL, *growth_csv_path = NULL;
+  const char *shrink_csv_path = NULL;
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
     int has_value = i + 1 < argc;
@@ -312,6 +429,9 @@ int main(int argc, char **argv)
     } else if (strcmp(arg, "--growth-csv") == 0 && has_value) {
       growth_csv_path = argv[++i];
       ok = growth_csv_path[0] != '\0';
+    } else if (strcmp(arg, "--shrink-csv") == 0 && has_value) {
+      shrink_csv_path = argv[++i];
+      ok = shrink_csv_path[0] != '\0';
     }
     if (!ok) {
       if (first_unit_by_environment()) {
@@ -328,6 +448,13 @@ int main(int argc, char **argv)
    * DART_POOL_EXPOSURE=auto may not pick, memory/pool_exposure.h). */
   setenv("DART_LOCAL_POOL_MIB", "1", 0);
   setenv("DART_POOL_EXPOSURE", "prefix", 0);
+  /* The way back gives each chunk back in the dart_memfree that empties
+   * it, unless the caller chose a delay; part 1 gets the default back,
+   * since there an empty chunk must stay (see its check). */
+  const int set_shrink_ms = getenv("DART_POOL_SHRINK_MS") == NULL;
+  if (set_shrink_ms) {
+    setenv("DART_POOL_SHRINK_MS", "0", 1);
+  }
 
   MPI_Init(&argc, &argv);
   int units;
@@ -393,8 +520,12 @@ int main(int argc, char **argv)
     fflush(stdout);
   }
 
-  struct growth_sample *gs = calloc((size_t)greps * MAX_STEPS, sizeof *gs);
-  if (gs == NULL) {
+  /* Chunks go back at once only with prefix exposure (not with the
+   * whole reservation in one window) and DART_POOL_SHRINK_MS=0. */
+  const int way_back = !s.exposure.whole && runtime.env.pool_shrink_ms == 0;
+  struct change_sample *gs = calloc((size_t)greps * MAX_STEPS, sizeof *gs);
+  struct change_sample *ss = calloc((size_t)greps * MAX_STEPS, sizeof *ss);
+  if (gs == NULL || ss == NULL) {
     die("calloc");
   }
   int steps = -1;
@@ -402,7 +533,8 @@ int main(int argc, char **argv)
     if (r > 0) {
       CHECK(dart_init(&argc, &argv));
     }
-    int got = growth_series(top, gs + (size_t)r * MAX_STEPS);
+    int got = growth_series(top, gs + (size_t)r * MAX_STEPS,
+                            way_back ? ss + (size_t)r * MAX_STEPS : NULL);
     if (got < 0 || (steps >= 0 && got != steps)) {
       failed = 1;
     }
@@ -419,48 +551,41 @@ int main(int argc, char **argv)
            "the model t_maxdata + t_rrsched * runnable of that change "
            "(DART_POOL_GRACE_US replaces it), 0 when no unit reaches the "
            "pool by RMA.\n\n");
-    printf("| block | committed after | dart_memalloc | change | grace "
-           "(model) | t_maxdata | t_rrsched | runnable | change - grace | "
-           "guarded |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
-    FILE *csv = open_csv(growth_csv_path,
-                         "nodes,block_bytes,committed_bytes,chunks,"
-                         "alloc_us,change_us,grace_us,maxdata_us,"
-                         "rrsched_us,runnable,guarded,pools");
-    for (int st = 0; st < steps; ++st) {
-      const struct growth_sample *g0 = &gs[st];
-#define MED(f) growth_median(gs, MAX_STEPS, (int)greps, st, \
-                             offsetof(struct growth_sample, f)) * 1e-3
-      double alloc = MED(alloc_ns), change = MED(change_ns);
-      double grace = MED(grace_ns), maxdata = MED(maxdata_ns);
-      double rrsched = MED(rrsched_ns);
-#undef MED
-      double run[MAX_REPS];
-      int guarded = 0;
-      for (int r = 0; r < greps; ++r) {
-        run[r] = gs[(size_t)r * MAX_STEPS + st].runnable;
-        guarded += gs[(size_t)r * MAX_STEPS + st].guarded;
-      }
-      double runnable = bench_median(run, (int)greps);
-      char committed[32];
-      printf("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
-             "%d/%lld |\n", bench_size_label(g0->block, label, sizeof label),
-             bench_size_label(g0->committed, committed, sizeof committed), alloc,
-             change, grace, maxdata, rrsched, runnable, change - grace,
-             guarded, greps);
-      if (csv != NULL) {
-        fprintf(csv, "%d,%zu,%zu,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.1f,%d,%lld\n",
-                nodes, g0->block, g0->committed, g0->chunks, alloc, change,
-                grace, maxdata, rrsched, runnable, guarded, greps);
-      }
-    }
-    if (csv != NULL) {
-      fclose(csv);
+    print_changes(gs, MAX_STEPS, steps, greps, nodes, "block",
+                  "dart_memalloc", growth_csv_path,
+                  "nodes,block_bytes,committed_bytes,chunks,alloc_us,"
+                  "change_us,grace_us,maxdata_us,rrsched_us,runnable,"
+                  "guarded,pools");
+    printf("\n### Local pool shrink: one chunk per dart_memfree, %d "
+           "node(s) (us, median of %lld pools, unit 0)\n\n", nodes, greps);
+    if (way_back) {
+      printf("After each growth series the blocks are freed newest first "
+             "with DART_POOL_SHRINK_MS=0, so every dart_memfree but the "
+             "last empties the top chunk and gives it back: flags at every "
+             "unit, grace, the smaller prefix re-attached, pages punched "
+             "out. change: exposure.last_change_ns of that shrink; grace: "
+             "its model (t_maxdata from the size before it).\n\n");
+      print_changes(ss, MAX_STEPS, steps, greps, nodes, "chunk released",
+                    "dart_memfree", shrink_csv_path,
+                    "nodes,chunk_bytes,committed_bytes,chunks,free_us,"
+                    "change_us,grace_us,maxdata_us,rrsched_us,runnable,"
+                    "guarded,pools");
+    } else {
+      printf("Not measured: chunks go back at once only with "
+             "DART_POOL_EXPOSURE=prefix and DART_POOL_SHRINK_MS=0 (this run: "
+             "%s exposure, DART_POOL_SHRINK_MS=%d).\n",
+             s.exposure.whole ? "whole" : "prefix",
+             runtime.env.pool_shrink_ms);
     }
     fflush(stdout);
   }
+  free(ss);
   free(gs);
 
   /* Part 1 in one more fresh pool, grown once to hold the largest block. */
+  if (set_shrink_ms) {
+    unsetenv("DART_POOL_SHRINK_MS");
+  }
   CHECK(dart_init(&argc, &argv));
   dart_gptr_t big;
   CHECK(dart_memalloc(top, DART_TYPE_BYTE, &big));
