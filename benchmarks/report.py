@@ -581,18 +581,74 @@ def headline(d, size_tab, groups):
 POOL_LAYOUTS = (("node1", "one node"), ("nodes2", "2 simulated nodes"))
 
 
+# bench-pool's tables of exposure changes: (CSV file stem, heading, what
+# it shows, size column, timed call, CSV size field, CSV time field).
+POOL_CHANGES = (
+    ("pool-growth", "Local pool growth: one chunk per dart_memalloc "
+     "(bench-pool, us, median of fresh pools)",
+     "A fresh 1 MiB pool; every block is as large as what the pool has "
+     "committed, so each dart_memalloc adds one chunk (commit + exposure "
+     "change). change: the exposure change alone (local_pool_stats: "
+     "exposure.last_change_ns); grace: the model t_maxdata + t_rrsched * "
+     "runnable it waited, only when some unit reaches the pool by RMA "
+     "(guarded: in how many of the pools). change - grace is what "
+     "re-attaching the pool and publishing its size cost.",
+     "block", "dart_memalloc", "block_bytes", "alloc_us"),
+    ("pool-shrink", "Local pool shrink: one chunk per dart_memfree "
+     "(bench-pool, us, median of the pools)",
+     "The way back after each growth series: the blocks freed newest first "
+     "with DART_POOL_SHRINK_MS=0, so each dart_memfree that empties the top "
+     "chunk gives it back (flags at every unit, node peers included, grace, "
+     "the smaller prefix re-attached, pages punched out; docs/design.md, "
+     "\"The local pool\", step 6). change: that shrink "
+     "(exposure.last_change_ns); grace: its model, from the size before "
+     "it. Every shrink is guarded, on one node too.",
+     "chunk released", "dart_memfree", "chunk_bytes", "free_us"),
+)
+
+
+def change_table(changes, heading, text, size_col, op, size_key, op_key):
+    """One of POOL_CHANGES as markdown lines from its CSV rows (changes:
+    layout -> rows), one row per exposure change: the chunk's size, the
+    timed dart_memalloc or dart_memfree, the change and its grace model.
+    [] without rows."""
+    if not any(changes.values()):
+        return []
+    out = [f"\n### {heading}\n", text + "\n",
+           f"| layout | {size_col} | committed after | {op} | change | "
+           "grace (model) | t_maxdata | t_rrsched | runnable | "
+           "change - grace | guarded |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for k, where in POOL_LAYOUTS:
+        for r in changes[k]:
+            change, grace = num(r["change_us"]), num(r["grace_us"])
+            rest = change - grace if change is not None and \
+                grace is not None else None
+            out.append(f"| {where} | {size_label(r[size_key])} | "
+                       f"{size_label(r['committed_bytes'])} | "
+                       f"{fmt(num(r[op_key]))} | {fmt(change)} | "
+                       f"{fmt(grace)} | {fmt(num(r['maxdata_us']))} | "
+                       f"{fmt(num(r['rrsched_us']))} | "
+                       f"{fmt(num(r['runnable']))} | {fmt(rest)} | "
+                       f"{r['guarded']}/{r.get('pools', '?')} |")
+    return out
+
+
 def pool_rows(d):
     """The local pool's tables from bench-pool (pool-LAYOUT.csv,
-    pool-growth-LAYOUT.csv) and shmem-pool (pool-shmem.csv): allocate +
-    free by size against MPI_Win_allocate and shmem_malloc, then every
-    growth step's time beside the grace model. [] without those files."""
+    pool-growth-LAYOUT.csv, pool-shrink-LAYOUT.csv) and shmem-pool
+    (pool-shmem.csv): allocate + free by size against MPI_Win_allocate and
+    shmem_malloc, then every growth step's time and every shrink step's
+    (the way back) beside the grace model. [] without those files."""
     alloc = {k: read_csv(os.path.join(d, f"pool-{k}.csv"))
              for k, _ in POOL_LAYOUTS}
-    growth = {k: read_csv(os.path.join(d, f"pool-growth-{k}.csv"))
-              for k, _ in POOL_LAYOUTS}
+    changes = [({k: read_csv(os.path.join(d, f"{stem}-{k}.csv"))
+                 for k, _ in POOL_LAYOUTS}, *rest)
+               for stem, *rest in POOL_CHANGES]
     shmem = {int(r["bytes"]): num(r["shmem_us"])
              for r in read_csv(os.path.join(d, "pool-shmem.csv"))}
-    if not any(alloc.values()) and not any(growth.values()):
+    if not any(alloc.values()) and \
+            not any(any(c[0].values()) for c in changes):
         return []
     out = []
     by_size = {}
@@ -628,33 +684,8 @@ def pool_rows(d):
                        f"{fmt(shmem.get(b), 2)} | {ratio(self_us, dart)} | "
                        f"{ratio(world_us, dart)} | "
                        f"{ratio(shmem.get(b), dart)} |")
-    if any(growth.values()):
-        out += ["\n### Local pool growth: one chunk per dart_memalloc "
-                "(bench-pool, us, median of fresh pools)\n",
-                "A fresh 1 MiB pool; every block is as large as what the "
-                "pool has committed, so each dart_memalloc adds one chunk "
-                "(commit + exposure change). change: the exposure change "
-                "alone (local_pool_stats: exposure.last_change_ns); grace: "
-                "the model t_maxdata + t_rrsched * runnable it waited, only "
-                "when some unit reaches the pool by RMA (guarded: in how "
-                "many of the pools). change - grace is what re-attaching "
-                "the pool and publishing its size cost.\n",
-                "| layout | block | committed after | dart_memalloc | "
-                "change | grace (model) | t_maxdata | t_rrsched | "
-                "runnable | change - grace | guarded |",
-                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-        for k, where in POOL_LAYOUTS:
-            for r in growth[k]:
-                change, grace = num(r["change_us"]), num(r["grace_us"])
-                rest = change - grace if change is not None and \
-                    grace is not None else None
-                out.append(f"| {where} | {size_label(r['block_bytes'])} | "
-                           f"{size_label(r['committed_bytes'])} | "
-                           f"{fmt(num(r['alloc_us']))} | {fmt(change)} | "
-                           f"{fmt(grace)} | {fmt(num(r['maxdata_us']))} | "
-                           f"{fmt(num(r['rrsched_us']))} | "
-                           f"{fmt(num(r['runnable']))} | {fmt(rest)} | "
-                           f"{r['guarded']}/{r.get('pools', '?')} |")
+    for c in changes:
+        out += change_table(*c)
     return out + [""]
 
 
