@@ -315,13 +315,15 @@ if ! ((cluster)); then
            "units, one node)"
   launch 2 "$out/pool-node1.log" "$(bin bench-pool)" "${pool_args[@]}" \
     --max-bytes "$pool_bytes" --growth-reps "$pool_growth_reps" \
-    --csv "$out/pool-node1.csv" --growth-csv "$out/pool-growth-node1.csv"
+    --csv "$out/pool-node1.csv" --growth-csv "$out/pool-growth-node1.csv" \
+    --shrink-csv "$out/pool-shrink-node1.csv"
   progress "local pool: the same on two simulated nodes (growth raises" \
            "flags and waits its grace time)"
   DART_UNITS_PER_NODE=1 launch 2 "$out/pool-nodes2.log" "$(bin bench-pool)" \
     "${pool_args[@]}" --max-bytes "$pool_bytes" \
     --growth-reps "$pool_growth_reps" --csv "$out/pool-nodes2.csv" \
-    --growth-csv "$out/pool-growth-nodes2.csv"
+    --growth-csv "$out/pool-growth-nodes2.csv" \
+    --shrink-csv "$out/pool-shrink-nodes2.csv"
   if ((want_shmem)); then
     # bench-pool's largest block when memory allowed it (its log says);
     # Open MPI's oshmem sizes its symmetric heap from SMA_SYMMETRIC_SIZE
