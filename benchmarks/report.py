@@ -886,8 +886,12 @@ DOCS_HOW = """\
   (`shmem-pool`), 1 KiB to 1 GiB or what memory allows; then a fresh pool
   grown one chunk per allocation, each growth beside the exposure change
   and the grace model `local_pool_stats` reports (docs/design.md, "The
-  local pool"). On one node nobody reaches the pool by RMA, so no growth
-  waits a grace time there.
+  local pool"), and the way back: the blocks freed newest first with
+  `DART_POOL_SHRINK_MS=0`, so each `dart_memfree` that empties the top
+  chunk gives it back, timed beside its change and grace model. On one
+  node nobody reaches the pool by RMA, so no growth waits a grace time
+  there; every shrink waits it, on one node too (node peers cache the
+  pool's size).
 - **Across hosts** the absolute times are large (a put round trip over veth
   takes about 90 us because the target process must be scheduled); the
   ratios to plain MPI are the point. OpenSHMEM of Open MPI 4.1.4 dies with
