@@ -520,9 +520,9 @@ int main(int argc, char **argv)
     fflush(stdout);
   }
 
-  /* Chunks go back at once only with prefix exposure (not with the
-   * whole reservation in one window) and DART_POOL_SHRINK_MS=0. */
-  const int way_back = !s.exposure.whole && runtime.env.pool_shrink_ms == 0;
+  /* Chunks go back at once among several units (a unit alone keeps
+   * them) with DART_POOL_SHRINK_MS=0. */
+  const int way_back = units > 1 && runtime.env.pool_shrink_ms == 0;
   struct change_sample *gs = calloc((size_t)greps * MAX_STEPS, sizeof *gs);
   struct change_sample *ss = calloc((size_t)greps * MAX_STEPS, sizeof *ss);
   if (gs == NULL || ss == NULL) {
@@ -562,8 +562,8 @@ int main(int argc, char **argv)
       printf("After each growth series the blocks are freed newest first "
              "with DART_POOL_SHRINK_MS=0, so every dart_memfree but the "
              "last empties the top chunk and gives it back: flags at every "
-             "unit, grace, the smaller prefix re-attached, pages punched "
-             "out. change: exposure.last_change_ns of that shrink; grace: "
+             "unit, grace, the smaller prefix re-attached (prefix "
+             "exposure), pages punched out. change: exposure.last_change_ns of that shrink; grace: "
              "its model (t_maxdata from the size before it).\n\n");
       print_changes(ss, MAX_STEPS, steps, greps, nodes, "chunk released",
                     "dart_memfree", shrink_csv_path,
@@ -571,10 +571,9 @@ int main(int argc, char **argv)
                     "change_us,grace_us,maxdata_us,rrsched_us,runnable,"
                     "guarded,pools");
     } else {
-      printf("Not measured: chunks go back at once only with "
-             "DART_POOL_EXPOSURE=prefix and DART_POOL_SHRINK_MS=0 (this run: "
-             "%s exposure, DART_POOL_SHRINK_MS=%d).\n",
-             s.exposure.whole ? "whole" : "prefix",
+      printf("Not measured: chunks go back at once only among several "
+             "units with DART_POOL_SHRINK_MS=0 (this run: %d unit(s), "
+             "DART_POOL_SHRINK_MS=%d).\n", units,
              runtime.env.pool_shrink_ms);
     }
     fflush(stdout);

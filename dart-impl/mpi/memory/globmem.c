@@ -358,12 +358,13 @@ static dart_ret_t allocate_shared(const char *call, struct team *team,
 dart_ret_t team_publish_local_pool(const char *call, struct team *team,
                                    char **node_bases, size_t reserve,
                                    size_t exposed, MPI_Win win,
+                                   bool attached,
                                    const struct segment_watch *watch)
 {
   struct segment *seg = calloc(1, sizeof *seg);
   if (seg == NULL) {
     if (win != MPI_WIN_NULL) {
-      if (watch != NULL) {
+      if (attached) {
         MPI_Win_detach(win, node_bases[team->node_rank]);
       }
       MPI_Win_unlock_all(win);
@@ -377,13 +378,11 @@ dart_ret_t team_publish_local_pool(const char *call, struct team *team,
   seg->node_bases = node_bases;
   seg->mapped_bytes = reserve;
   seg->my_base = node_bases[team->node_rank];
-  /* Every unit's portion is what it exposes; it grows with the pool. */
+  /* Every unit's portion is what it exposes; it changes with the pool. */
   seg->my_size = exposed;
   seg->win = win;
   seg->owns_win = win != MPI_WIN_NULL;
-  /* A watched pool is attached to its dynamic window; the whole
-   * reservation has a window created over it. */
-  seg->attached = win != MPI_WIN_NULL && watch != NULL;
+  seg->attached = attached; /* else a window created over it */
   seg->watch = watch;
   dart_gptr_t gptr;
   return publish_segment(call, team, seg, &gptr, DART_OK);

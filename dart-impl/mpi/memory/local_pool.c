@@ -284,14 +284,14 @@ dart_ret_t local_pool_init(const char *call, size_t initial, size_t reserve)
                                    &local_pool.fd, &node_bases);
   if (ret == DART_OK) {
     MPI_Win win = MPI_WIN_NULL;
+    bool attached = false;
     const struct segment_watch *watch = NULL;
-    size_t exposed = initial;
-    ret = pool_exposure_init(call, all, node_bases[all->node_rank],
-                             &exposed, reserve, &win, &watch);
+    ret = pool_exposure_init(call, all, node_bases[all->node_rank], initial,
+                             reserve, &win, &attached, &watch);
     /* Also after a failure, so that every unit enters the collective
      * exchange and the segment takes the mappings back. */
     dart_ret_t published = team_publish_local_pool(
-      call, all, node_bases, reserve, exposed, win, watch);
+      call, all, node_bases, reserve, initial, win, attached, watch);
     ret = ret != DART_OK ? ret : published;
   }
   if (ret != DART_OK) {

@@ -266,35 +266,59 @@ static bool expose_whole(void)
   }
 }
 
+/* The pool's window over the whole reservation, which never changes;
+ * what peers may reach of it is still the committed prefix, which the
+ * state word tells them. */
 static dart_ret_t init_whole(const char *call, struct team *all,
-                             size_t reserve, MPI_Win *win)
+                             size_t reserve)
 {
   int err = MPI_Win_create(exposure.base, (MPI_Aint)reserve, 1,
-                           MPI_INFO_NULL, all->comm, win);
+                           MPI_INFO_NULL, all->comm, &exposure.win);
   if (err != MPI_SUCCESS) {
-    *win = MPI_WIN_NULL;
+    exposure.win = MPI_WIN_NULL;
     return report_mpi_error(call, "MPI_Win_create", err);
   }
-  MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
-  MPI_Win_lock_all(MPI_MODE_NOCHECK, *win);
+  MPI_Win_set_errhandler(exposure.win, MPI_ERRORS_RETURN);
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, exposure.win);
   exposure.whole = true;
-  exposure.extent = reserve;
   exposure.stats.exposed = reserve;
   return DART_OK;
 }
 
+/* The pool's dynamic window with the first `extent` bytes attached. */
+static dart_ret_t init_prefix(const char *call, struct team *all,
+                              size_t extent)
+{
+  int err = MPI_Win_create_dynamic(MPI_INFO_NULL, all->comm, &exposure.win);
+  if (err != MPI_SUCCESS) {
+    exposure.win = MPI_WIN_NULL;
+    return report_mpi_error(call, "MPI_Win_create_dynamic", err);
+  }
+  MPI_Win_set_errhandler(exposure.win, MPI_ERRORS_RETURN);
+  err = MPI_Win_lock_all(MPI_MODE_NOCHECK, exposure.win);
+  if (err == MPI_SUCCESS) {
+    err = MPI_Win_attach(exposure.win, exposure.base, (MPI_Aint)extent);
+  }
+  if (err != MPI_SUCCESS) {
+    MPI_Win_free(&exposure.win);
+    return report_mpi_error(call, "MPI_Win_attach", err);
+  }
+  return DART_OK;
+}
+
 dart_ret_t pool_exposure_init(const char *call, struct team *all,
-                              char *base, size_t *extent, size_t reserve,
-                              MPI_Win *win,
+                              char *base, size_t extent, size_t reserve,
+                              MPI_Win *win, bool *attached,
                               const struct segment_watch **watch)
 {
   *win = MPI_WIN_NULL;
+  *attached = false;
   *watch = NULL;
   exposure.base = base;
-  exposure.extent = *extent;
+  exposure.extent = extent;
   exposure.me = all->my_rank;
   exposure.whole = false;
-  exposure.stats.exposed = *extent;
+  exposure.stats.exposed = extent;
   if (all->size == 1) {
     return DART_OK; /* nobody to expose anything to */
   }
@@ -305,11 +329,6 @@ dart_ret_t pool_exposure_init(const char *call, struct team *all,
                           all->comm);
   if (err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI_Allreduce", err);
-  }
-  if (all_whole) {
-    dart_ret_t ret = init_whole(call, all, reserve, win);
-    *extent = exposure.extent;
-    return ret;
   }
   exposure.rma_peers = malloc((size_t)all->size * sizeof(int));
   if (exposure.rma_peers == NULL) {
@@ -338,36 +357,39 @@ dart_ret_t pool_exposure_init(const char *call, struct team *all,
   /* Written before the collective calls below, so before anyone can
    * read it (they read it only after their dart_init returned). */
   memset(exposure.ctl, 0, (size_t)ctl_bytes);
-  exposure.ctl->state = *extent;
+  exposure.ctl->state = extent;
   MPI_Win_lock_all(MPI_MODE_NOCHECK, exposure.ctl_win);
-  err = MPI_Win_create_dynamic(MPI_INFO_NULL, all->comm, &exposure.win);
-  if (err != MPI_SUCCESS) {
-    exposure.win = MPI_WIN_NULL;
-    return report_mpi_error(call, "MPI_Win_create_dynamic", err);
-  }
-  MPI_Win_set_errhandler(exposure.win, MPI_ERRORS_RETURN);
-  err = MPI_Win_lock_all(MPI_MODE_NOCHECK, exposure.win);
-  if (err == MPI_SUCCESS) {
-    err = MPI_Win_attach(exposure.win, base, (MPI_Aint)*extent);
-  }
-  if (err != MPI_SUCCESS) {
-    MPI_Win_free(&exposure.win);
-    return report_mpi_error(call, "MPI_Win_attach", err);
+  dart_ret_t ret = all_whole ? init_whole(call, all, reserve)
+                             : init_prefix(call, all, extent);
+  if (ret != DART_OK) {
+    return ret;
   }
   exposure.watch.changed = exposure.ctl->changed;
   exposure.watch.refresh = refresh;
   *win = exposure.win;
+  *attached = !exposure.whole;
   *watch = &exposure.watch;
   return DART_OK;
 }
 
 dart_ret_t pool_exposure_grow(const char *call, size_t extent)
 {
-  if (extent <= exposure.extent || exposure.whole) {
+  if (extent <= exposure.extent) {
     return DART_OK;
   }
-  long long start = progress_clock_ns();
   struct segment *seg = team_lookup(DART_TEAM_ALL)->segments.local_pool;
+  if (exposure.whole) {
+    /* The window covers it already: peers that run past the size they
+     * know read the new one. */
+    exposure.extent = extent;
+    seg->my_size = extent;
+    __atomic_store_n(&seg->sizes[exposure.me], extent, __ATOMIC_RELAXED);
+    int err = write_state(extent);
+    return err == MPI_SUCCESS
+             ? DART_OK
+             : report_mpi_error(call, "MPI_Fetch_and_op (pool state)", err);
+  }
+  long long start = progress_clock_ns();
   if (exposure.win != MPI_WIN_NULL) {
     bool guarded = exposure.nrma_peers > 0;
     int err = MPI_SUCCESS;
@@ -418,7 +440,7 @@ dart_ret_t pool_exposure_grow(const char *call, size_t extent)
 
 bool pool_exposure_shrinks(void)
 {
-  return exposure.ctl_win != MPI_WIN_NULL && !exposure.whole;
+  return exposure.ctl_win != MPI_WIN_NULL;
 }
 
 dart_ret_t pool_exposure_shrink(const char *call, size_t extent)
@@ -445,6 +467,8 @@ dart_ret_t pool_exposure_shrink(const char *call, size_t extent)
   }
   if (err == MPI_SUCCESS) {
     progress_sleep(exposure.stats.last_grace.total_ns);
+  }
+  if (err == MPI_SUCCESS && !exposure.whole) {
     MPI_SERIALIZED(
       MPI_Win_detach(exposure.win, exposure.base);
       err = MPI_Win_attach(exposure.win, exposure.base, (MPI_Aint)extent));
@@ -461,7 +485,9 @@ dart_ret_t pool_exposure_shrink(const char *call, size_t extent)
   if ((err = write_state(extent)) != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI_Fetch_and_op (pool state)", err);
   }
-  exposure.stats.exposed = extent;
+  if (!exposure.whole) {
+    exposure.stats.exposed = extent;
+  }
   exposure.stats.changes++;
   exposure.stats.guarded++;
   exposure.stats.shrinks++;

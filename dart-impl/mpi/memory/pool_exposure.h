@@ -33,9 +33,10 @@ struct pool_grace {
 };
 
 struct pool_exposure_stats {
-  bool             whole;        /* the whole reservation is exposed, in a
-                                    window of its own (DART_POOL_EXPOSURE) */
-  size_t           exposed;      /* bytes of my reservation attached */
+  bool             whole;        /* the whole reservation is in the pool's
+                                    window (DART_POOL_EXPOSURE) */
+  size_t           exposed;      /* bytes of my reservation in the pool's
+                                    window (what is registered) */
   unsigned long    changes;      /* exposure changes so far */
   unsigned long    guarded;      /* of those, with flags and grace */
   unsigned long    shrinks;      /* of those, to a smaller size */
@@ -44,34 +45,36 @@ struct pool_exposure_stats {
 };
 
 /* Collective over DART_TEAM_ALL (`all`) at init: the flag window and the
- * pool's dynamic window with the first *extent bytes at `base` attached;
- * or, where DART_POOL_EXPOSURE says so (by default under an MPI whose
- * dynamic windows are slow, on a node without RDMA devices), the whole
- * `reserve` bytes in a window created over them, which never changes
- * (*extent becomes `reserve`, *watch stays NULL). *win: the pool's window
- * (MPI_WIN_NULL for a team of one), owned by segment 0 from then on;
- * *watch: what segment 0's accesses check. */
+ * pool's window: a dynamic one with the first `extent` bytes at `base`
+ * attached (*attached), or, where DART_POOL_EXPOSURE says so (by default
+ * under an MPI whose dynamic windows are slow, on a node without RDMA
+ * devices), one created over the whole `reserve` bytes, which never
+ * changes. Either way peers may reach only the first `extent` bytes, and
+ * the protocol below tells them when that changes. *win: the pool's
+ * window (MPI_WIN_NULL for a team of one), owned by segment 0 from then
+ * on; *watch: what segment 0's accesses check (NULL for a team of one). */
 dart_ret_t pool_exposure_init(const char *call, struct team *all,
-                              char *base, size_t *extent, size_t reserve,
-                              MPI_Win *win,
+                              char *base, size_t extent, size_t reserve,
+                              MPI_Win *win, bool *attached,
                               const struct segment_watch **watch);
 
 /* Exposes the first `extent` bytes (more than now) under the protocol
- * above, and updates segment 0's record of my portion. Not thread-safe:
- * the pool's lock serializes the calls. */
+ * above (with the whole reservation in its window: publishes the size),
+ * and updates segment 0's record of my portion. Not thread-safe: the
+ * pool's lock serializes the calls. */
 dart_ret_t pool_exposure_grow(const char *call, size_t extent);
 
-/* Whether the exposure can shrink: prefix exposure among several units
- * (the whole reservation in one window, or a unit alone, stay as they
- * are: nothing tells their peers a size). */
+/* Whether the exposure can shrink: among several units (a unit alone
+ * has no flag window, and its threads no flags). */
 bool pool_exposure_shrinks(void);
 
 /* Exposes only the first `extent` bytes (fewer than now) under the
  * protocol above, with the flags raised at every other unit and at
  * myself, since node peers and my threads keep the old size in their
- * caches; after it returns no unit touches the bytes past `extent`, and
- * the caller may give their pages back. On an MPI error the smaller size
- * is published all the same. The pool's lock serializes the calls. */
+ * caches (with the whole reservation in its window nothing is
+ * re-attached); after it returns no unit touches the bytes past `extent`,
+ * and the caller may give their pages back. On an MPI error the smaller
+ * size is published all the same. The pool's lock serializes the calls. */
 dart_ret_t pool_exposure_shrink(const char *call, size_t extent);
 
 /* The grace time a change of an `extent`-byte exposure would wait. */
