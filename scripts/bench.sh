@@ -123,8 +123,11 @@ if ((plots)) && ! command -v gnuplot >/dev/null 2>&1; then
   plots=0
 fi
 
-[ -n "$out" ] || out="$root/bench-results/$(date -u +%Y%m%dT%H%M%SZ)$(
-  ((cluster)) && echo -cluster)"
+# (An arithmetic test that fails inside the command substitution would
+# make the assignment fail, and set -e end the script without a word.)
+suffix=""
+((cluster)) && suffix=-cluster
+[ -n "$out" ] || out="$root/bench-results/$(date -u +%Y%m%dT%H%M%SZ)$suffix"
 mkdir -p "$out" || { echo "bench.sh: cannot create $out" >&2; exit 3; }
 out="$(cd "$out" && pwd)"
 source "$root/scripts/env.sh"
@@ -393,7 +396,7 @@ echo "load average (1/5/15 min) after the runs: $(cut -d' ' -f1-3 /proc/loadavg)
 echo "== report in $out"
 python3 "$root/benchmarks/report.py" "$out" "$plots"
 if ((publish)); then
-  latest="$root/bench-results/latest$( ((cluster)) && echo -cluster)"
+  latest="$root/bench-results/latest$suffix"
   mkdir -p "$latest"
   cp "$out/summary.md" "$latest/"
   cp "$out"/*.png "$latest/" 2>/dev/null || true
