@@ -337,6 +337,9 @@ static void test_shrink_back(void)
     ASSERT_EQ(s.committed, 16 * MIB);
     ASSERT_EQ(s.chunks, 5);
   }
+  /* Every block was written whole: /dev/shm holds what is committed. */
+  ASSERT_MSG(s.backed >= 16 * MIB, "the pool's file holds %zu bytes",
+             s.backed);
   /* Newest first: each free empties a chunk that is the newest by then,
    * so the pool shrinks chunk by chunk. */
   for (int b = BLOCKS - 1; b >= 0; --b) {
@@ -353,6 +356,9 @@ static void test_shrink_back(void)
     ASSERT_EQ(s.committed, MIB);
     ASSERT_EQ(s.chunks, 1);
     ASSERT_EQ(s.exposure.exposed, expected_exposed(&s));
+    /* The pages went back: /dev/shm holds at most the first chunk. */
+    ASSERT_MSG(s.backed <= MIB, "the pool's file still holds %zu bytes",
+               s.backed);
     /* Chunks of 8, 4, 2 and 1 MiB above the first one. */
     ASSERT_EQ(s.exposure.shrinks - shrinks, 4);
     ASSERT(s.exposure.last_change_ns >= s.exposure.last_grace.total_ns);

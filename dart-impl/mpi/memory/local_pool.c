@@ -27,6 +27,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A committed piece of the reservation with its own buddy allocator over
@@ -314,6 +315,10 @@ void local_pool_stats(struct local_pool_stats *stats)
     stats->committed += buddy_capacity(local_pool.chunks[i].buddy);
   }
   stats->chunks = local_pool.nchunks;
+  struct stat st;
+  stats->backed = local_pool.fd >= 0 && fstat(local_pool.fd, &st) == 0
+                    ? (size_t)st.st_blocks * 512 /* st_blocks' unit */
+                    : 0;
   pthread_mutex_unlock(&local_pool.lock);
   pool_exposure_stats(&stats->exposure);
 }

@@ -19,6 +19,8 @@ void local_pool_finalize(void);
 struct local_pool_stats {
   size_t                     reserved;
   size_t                     committed;
+  size_t                     backed;    /* bytes the system holds for my
+                                           reservation's file (/dev/shm) */
   int                        chunks;
   struct pool_exposure_stats exposure;
 };
