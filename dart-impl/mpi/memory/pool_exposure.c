@@ -465,25 +465,32 @@ dart_ret_t pool_exposure_shrink(const char *call, size_t extent)
   if (err == MPI_SUCCESS) {
     err = raise_flags(true);
   }
-  if (err == MPI_SUCCESS) {
-    progress_sleep(exposure.stats.last_grace.total_ns);
+  if (err != MPI_SUCCESS) {
+    /* Nobody was told for sure: the exposure stays as it was (a raised
+     * flag only makes its holder read the old size again). */
+    seg->my_size = exposure.extent;
+    __atomic_store_n(&seg->sizes[exposure.me], exposure.extent,
+                     __ATOMIC_SEQ_CST);
+    write_state(exposure.extent);
+    return report_mpi_error(call, "MPI_Put (pool change flags)", err);
   }
-  if (err == MPI_SUCCESS && !exposure.whole) {
+  progress_sleep(exposure.stats.last_grace.total_ns);
+  if (!exposure.whole) {
     MPI_SERIALIZED(
       MPI_Win_detach(exposure.win, exposure.base);
       err = MPI_Win_attach(exposure.win, exposure.base, (MPI_Aint)extent));
-  }
-  if (err != MPI_SUCCESS) {
-    /* Peers must not wait forever: publish the smaller size, which is
-     * safe whatever the window holds (they never reach past it). */
-    exposure.extent = extent;
-    write_state(extent);
-    return report_mpi_error(call, "shrinking the local pool's exposure",
-                            err);
+    /* Past the grace time the smaller size is safe whatever the window
+     * holds (nobody reaches past it), so it is published all the same:
+     * RMA to the rest then fails in MPI with an error, not silently. */
+    if (err != MPI_SUCCESS) {
+      report_mpi_error(call, "MPI_Win_attach (local pool)", err);
+    }
   }
   exposure.extent = extent;
   if ((err = write_state(extent)) != MPI_SUCCESS) {
-    return report_mpi_error(call, "MPI_Fetch_and_op (pool state)", err);
+    /* Peers wait while the state says "changing": log it, and the next
+     * change writes it again. */
+    report_mpi_error(call, "MPI_Fetch_and_op (pool state)", err);
   }
   if (!exposure.whole) {
     exposure.stats.exposed = extent;

@@ -73,8 +73,10 @@ bool pool_exposure_shrinks(void);
  * myself, since node peers and my threads keep the old size in their
  * caches (with the whole reservation in its window nothing is
  * re-attached); after it returns no unit touches the bytes past `extent`,
- * and the caller may give their pages back. On an MPI error the smaller
- * size is published all the same. The pool's lock serializes the calls. */
+ * and the caller may give their pages back. DART_OK once the exposure is
+ * smaller (an MPI error after the grace time is logged: the smaller size
+ * is safe then); an error when the flags could not be raised, and the
+ * exposure stays as it was. The pool's lock serializes the calls. */
 dart_ret_t pool_exposure_shrink(const char *call, size_t extent);
 
 /* The grace time a change of an `extent`-byte exposure would wait. */
