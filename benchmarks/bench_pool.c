@@ -516,7 +516,8 @@ int main(int argc, char **argv)
            getenv("DART_UNITS_PER_NODE") != NULL
              ? " (DART_UNITS_PER_NODE set)" : "",
            s.committed, s.reserved, avail / MIB, node_units,
-           bench_size_label(top, label, sizeof label), max_bytes, cap[0], cap[1]);
+           bench_size_label(top, label, sizeof label), max_bytes, cap[0],
+           cap[1]);
     fflush(stdout);
   }
 
@@ -563,8 +564,9 @@ int main(int argc, char **argv)
              "with DART_POOL_SHRINK_MS=0, so every dart_memfree but the "
              "last empties the top chunk and gives it back: flags at every "
              "unit, grace, the smaller prefix re-attached (prefix "
-             "exposure), pages punched out. change: exposure.last_change_ns of that shrink; grace: "
-             "its model (t_maxdata from the size before it).\n\n");
+             "exposure), pages punched out. change: "
+             "exposure.last_change_ns of that shrink; grace: its model "
+             "(t_maxdata from the size before it).\n\n");
       print_changes(ss, MAX_STEPS, steps, greps, nodes, "chunk released",
                     "dart_memfree", shrink_csv_path,
                     "nodes,chunk_bytes,committed_bytes,chunks,free_us,"

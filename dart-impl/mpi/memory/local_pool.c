@@ -8,9 +8,9 @@
  * doubles the committed size (or just fits the request), until the
  * reservation (DART_LOCAL_POOL_MAX_MIB) or the node's memory runs out;
  * the newest chunks go back once they have been empty for a while
- * (pool_shrink_idle). dart_allocator_* do the same on a collective segment of any team. The
- * bookkeeping is a private buddy allocator per chunk or pool; pool memory
- * itself is never touched. */
+ * (pool_shrink_idle). dart_allocator_* do the same on a collective
+ * segment of any team. The bookkeeping is a private buddy allocator per
+ * chunk or pool; pool memory itself is never touched. */
 #include "base/buddy_allocator.h"
 #include "base/handle_table.h"
 #include "mpi/core/progress.h"
