@@ -193,16 +193,24 @@ static int raise_flags(bool everyone)
     for (int u = 0; err == MPI_SUCCESS && u < units; ++u) {
       err = u == exposure.me ? MPI_SUCCESS : put_flag(u);
     }
-  }
-  for (int i = 0; !everyone && err == MPI_SUCCESS &&
-                  i < exposure.nrma_peers; ++i) {
-    err = put_flag(exposure.rma_peers[i]);
+  } else {
+    for (int i = 0; err == MPI_SUCCESS && i < exposure.nrma_peers; ++i) {
+      err = put_flag(exposure.rma_peers[i]);
+    }
   }
   if (err == MPI_SUCCESS) {
     err = MPI_Win_flush_all(exposure.ctl_win);
   }
   mpi_serial_leave();
   return err;
+}
+
+/* Segment 0's record of my portion, which my own accesses resolve
+ * against. */
+static void set_own_size(struct segment *seg, size_t size)
+{
+  seg->my_size = size;
+  __atomic_store_n(&seg->sizes[exposure.me], size, __ATOMIC_SEQ_CST);
 }
 
 /* segment_watch.refresh of segment 0: reads `unit`'s exposure, waiting
@@ -382,8 +390,7 @@ dart_ret_t pool_exposure_grow(const char *call, size_t extent)
     /* The window covers it already: peers that run past the size they
      * know read the new one. */
     exposure.extent = extent;
-    seg->my_size = extent;
-    __atomic_store_n(&seg->sizes[exposure.me], extent, __ATOMIC_RELAXED);
+    set_own_size(seg, extent);
     int err = write_state(extent);
     return err == MPI_SUCCESS
              ? DART_OK
@@ -428,8 +435,7 @@ dart_ret_t pool_exposure_grow(const char *call, size_t extent)
     }
   }
   exposure.extent = extent;
-  seg->my_size = extent;
-  __atomic_store_n(&seg->sizes[exposure.me], extent, __ATOMIC_RELAXED);
+  set_own_size(seg, extent);
   exposure.stats.exposed = extent;
   exposure.stats.changes++;
   exposure.stats.last_change_ns = progress_clock_ns() - start;
@@ -454,8 +460,7 @@ dart_ret_t pool_exposure_shrink(const char *call, size_t extent)
   struct segment *seg = team_lookup(DART_TEAM_ALL)->segments.local_pool;
   /* My own accesses that resolve from here on see the new size at once;
    * the ones my threads cached see my flag below. */
-  seg->my_size = extent;
-  __atomic_store_n(&seg->sizes[exposure.me], extent, __ATOMIC_SEQ_CST);
+  set_own_size(seg, extent);
   /* Every unit may hold my old size: node peers and my threads in their
    * caches, RMA peers in their records. Until the grace time is over, a
    * transfer one of them started before it saw the flag may still run
@@ -468,9 +473,7 @@ dart_ret_t pool_exposure_shrink(const char *call, size_t extent)
   if (err != MPI_SUCCESS) {
     /* Nobody was told for sure: the exposure stays as it was (a raised
      * flag only makes its holder read the old size again). */
-    seg->my_size = exposure.extent;
-    __atomic_store_n(&seg->sizes[exposure.me], exposure.extent,
-                     __ATOMIC_SEQ_CST);
+    set_own_size(seg, exposure.extent);
     write_state(exposure.extent);
     return report_mpi_error(call, "MPI_Put (pool change flags)", err);
   }
