@@ -1,6 +1,5 @@
 #include "mpi/model/target.h"
-
-#include <time.h>
+#include "mpi/core/progress.h"
 
 __thread struct direct_target_cache target_cache
   __attribute__((tls_model("initial-exec")));
@@ -79,9 +78,7 @@ bool target_key_layout_ok(void)
 dart_ret_t target_progress_probe(void)
 {
   static __thread long long last_probe_ns;
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  long long now_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+  long long now_ns = progress_clock_ns();
   if (now_ns - last_probe_ns < TARGET_PROBE_INTERVAL_NS) {
     return DART_OK;
   }

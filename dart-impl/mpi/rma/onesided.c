@@ -91,9 +91,8 @@ cached_direct(const void *local, dart_gptr_t gptr, size_t nelem,
  * and an overlapping last block; larger copies are the C library's. The
  * call into the library and its size dispatch cost 1-2 ns, as much as
  * the copy itself at these sizes (bench-latency, 64-128 B). The two
- * ranges never overlap. */
+ * ranges never overlap; `bytes` is at least 2 (direct_move below). */
 #define INLINE_COPY_MAX 128
-#define FIXED_MOVE(dst, src, n) memcpy((dst), (src), (n))
 static inline __attribute__((always_inline)) void
 direct_copy(char *dst, const char *src, size_t bytes)
 {
@@ -101,30 +100,27 @@ direct_copy(char *dst, const char *src, size_t bytes)
     memcpy(dst, src, bytes);
   } else if (bytes > 64) {
     for (size_t i = 0; i + 32 < bytes; i += 32) {
-      FIXED_MOVE(dst + i, src + i, 32);
+      memcpy(dst + i, src + i, 32);
     }
-    FIXED_MOVE(dst + bytes - 32, src + bytes - 32, 32);
+    memcpy(dst + bytes - 32, src + bytes - 32, 32);
   } else if (bytes >= 16) {
-    FIXED_MOVE(dst, src, 16);
-    FIXED_MOVE(dst + bytes - 16, src + bytes - 16, 16);
+    memcpy(dst, src, 16);
+    memcpy(dst + bytes - 16, src + bytes - 16, 16);
     if (bytes > 32) {
-      FIXED_MOVE(dst + 16, src + 16, 16);
-      FIXED_MOVE(dst + bytes - 32, src + bytes - 32, 16);
+      memcpy(dst + 16, src + 16, 16);
+      memcpy(dst + bytes - 32, src + bytes - 32, 16);
     }
   } else if (bytes >= 8) {
-    FIXED_MOVE(dst, src, 8);
-    FIXED_MOVE(dst + bytes - 8, src + bytes - 8, 8);
+    memcpy(dst, src, 8);
+    memcpy(dst + bytes - 8, src + bytes - 8, 8);
   } else if (bytes >= 4) {
-    FIXED_MOVE(dst, src, 4);
-    FIXED_MOVE(dst + bytes - 4, src + bytes - 4, 4);
+    memcpy(dst, src, 4);
+    memcpy(dst + bytes - 4, src + bytes - 4, 4);
   } else if (bytes >= 2) {
-    FIXED_MOVE(dst, src, 2);
-    FIXED_MOVE(dst + bytes - 2, src + bytes - 2, 2);
-  } else if (bytes == 1) {
-    *dst = *src;
-  }
+    memcpy(dst, src, 2);
+    memcpy(dst + bytes - 2, src + bytes - 2, 2);
+  } /* 1 byte: direct_move's */
 }
-#undef FIXED_MOVE
 
 /* The common element sizes first, each one move, 8 bytes (long, double,
  * every DASH index type) before all; the rest is direct_copy's. An if
