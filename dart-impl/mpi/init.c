@@ -207,6 +207,8 @@ dart_ret_t dart_exit(void)
    * MPI on some units only. */
   if (runtime.owns_mpi) {
     mpi_quirks_before_finalize();
+  } else {
+    mpi_quirks_before_user_finalize();
   }
   stop_mpi();
   log_set_unit(-1);

@@ -165,6 +165,44 @@ void mpi_quirks_before_finalize(void)
   nanosleep(&pause, NULL);
 }
 
+/* MPI_Finalize deletes the attributes of MPI_COMM_SELF before anything
+ * else, with every MPI call still allowed (MPI-3.1 section 8.7.1): the
+ * one place where DART can run the teardown above inside an application's
+ * own MPI_Finalize. */
+static int quiet_at_user_finalize(MPI_Comm comm, int keyval, void *value,
+                                  void *extra)
+{
+  (void)comm;
+  (void)keyval;
+  (void)value;
+  (void)extra;
+  mpi_quirks_before_finalize();
+  return MPI_SUCCESS;
+}
+
+void mpi_quirks_before_user_finalize(void)
+{
+  /* Once per process: a program that runs dart_init and dart_exit twice
+   * still finalizes MPI once. */
+  static bool registered;
+  if (!mpi_quirks.quiet_before_finalize || registered) {
+    return;
+  }
+  int keyval = MPI_KEYVAL_INVALID;
+  int err = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN,
+                                   quiet_at_user_finalize, &keyval, NULL);
+  if (err == MPI_SUCCESS) {
+    err = MPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
+    registered = err == MPI_SUCCESS;
+    MPI_Comm_free_keyval(&keyval); /* the attribute keeps it alive */
+  }
+  if (err != MPI_SUCCESS) {
+    LOG_WARN("dart_exit", "cannot hook into the application's MPI_Finalize "
+             "(MPI error %d): it may hang across hosts (README, known "
+             "problems)", err);
+  }
+}
+
 /* Open MPI names a window "<component> window <n>": an empty probe window
  * made as DART's segments are (MPI_Win_create) tells which one-sided
  * component serves them. `component` stays empty under other MPIs. */

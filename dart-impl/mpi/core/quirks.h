@@ -69,12 +69,16 @@
  * done and then waits in the PMI barrier without progressing UCX: a unit
  * whose flush needs a peer that is already waiting there never finishes
  * (pmodels/mpich PR #6596 removed that barrier; openucx/ucx #8738 is the
- * same shape). quiet_before_finalize: when DART finalizes MPI itself,
- * mpi_quirks_before_finalize first has every pair of units exchange a
+ * same shape). quiet_before_finalize: before MPI_Finalize,
+ * mpi_quirks_before_finalize has every pair of units exchange a
  * message, meets in a barrier and then makes no MPI call for a while, so
  * that no unit acknowledges a peer's finalize flush before sending its
- * own. test_init and test_onesided_types, 4 units on 2 hosts: 14 and 10
- * of 30 runs hung before, none of 60 each with it; the plain program of
+ * own. dart_exit runs it when DART finalizes MPI; when the application
+ * does, its MPI_Finalize runs it (mpi_quirks_before_user_finalize).
+ * test_init and test_onesided_types, 4 units on 2 hosts: 14 and 10
+ * of 30 runs hung before, none of 60 each with it; test_init_borrowed_mpi
+ * and test_app_mpi_atomics (the application finalizes): 6 of 20 and 6 of
+ * 15 before, none of 40 and 15 with it; the plain program of
  * scripts/mpich-finalize.sh still hung in 2 of 70 runs with the same
  * order, and in 4 of 26 on a busier machine (variant quiet; about half
  * without), so it narrows the race and does not close it.
@@ -131,6 +135,12 @@ void mpi_quirks_before_init(void);
 /* Before DART's own MPI_Finalize: the teardown quiet_before_finalize
  * asks for (collective over MPI_COMM_WORLD; nothing elsewhere). */
 void mpi_quirks_before_finalize(void);
+
+/* At dart_exit when the application started MPI (collective like
+ * dart_exit): the same teardown is run by the application's own
+ * MPI_Finalize, through a delete callback of an attribute on
+ * MPI_COMM_SELF. Nothing where quiet_before_finalize is off. */
+void mpi_quirks_before_user_finalize(void);
 
 /* Whether MPI_Fetch_and_op of `op` on basic `dtype` computes the right
  * result (else MPI_Get_accumulate must serve). */
