@@ -273,6 +273,51 @@ def app_rows(groups, how):
     return out
 
 
+def mpich_app_rows(groups):
+    """Across hosts: DART on MPICH next to DART and the peers on Open MPI,
+    same hosts and network (bench.sh runs the apps with both)."""
+    keys = [k for k in groups if "dart-mpich" in groups[k]["models"]]
+    if not keys:
+        return []
+    out = ["### The apps with DART on MPICH (median)\n",
+           "Same hosts, network and runs as above: DART built against "
+           "MPICH, next to DART and the peers on Open MPI (OpenSHMEM exists "
+           "only there); speed-up = how many times faster DART on MPICH is. "
+           "Across hosts Open MPI 4.1's osc/ucx runs every accumulate as "
+           "lock, get, compute, put and unlock at the target (one batch of "
+           "a flush costs a get and a put per location); MPICH sends one "
+           "active message per batch.\n",
+           "| kernel | units | DART on MPICH | DART on Open MPI | MPI RMA | "
+           "OpenSHMEM | speed-up vs DART on Open MPI | speed-up vs "
+           "OpenSHMEM |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for key in sorted(keys, key=lambda k: (k[2], k[0], k[1])):
+        kernel, config, units, over = key
+        g = groups[key]
+        higher = g["better"] == "higher"
+        med = {m: statistics.median(v) for m, v in g["models"].items()
+               if v and None not in v}
+        mine = med.get("dart-mpich")
+
+        def speedup(peer):
+            p = med.get(peer)
+            if mine is None or p is None:
+                return "n/a"
+            return ratio(mine, p) if higher else ratio(p, mine)
+        digits = 4 if higher else 1
+        unit = "GUP/s" if higher else "us/iteration"
+        if g["failed"]:
+            config += " - VERIFICATION FAILED: " + ", ".join(
+                sorted(g["failed"]))
+        out.append(f"| {config} ({unit}) | {units} | {fmt(mine, digits)} | "
+                   f"{fmt(med.get('dart'), digits)} | "
+                   f"{fmt(med.get('mpi-rma'), digits)} | "
+                   f"{fmt(med.get('openshmem'), digits)} | "
+                   f"{speedup('dart')} | {speedup('openshmem')} |")
+    out.append("")
+    return out
+
+
 def median_range(v, digits=1):
     """'median (min-max)' of per-run or per-launch values, the value alone
     for one, n/a for none: "1.21 (1.08-1.35)"."""
@@ -508,7 +553,7 @@ def headline(d, size_tab, groups):
 
     app_peers = (("mpi-rma", "MPI RMA"), ("openshmem", "OpenSHMEM"))
 
-    def app_row(name, key, unit, digits):
+    def app_row(name, key, unit, digits, model="dart"):
         if key is None:
             missing(name, "no result at 2 units in apps.txt")
             return
@@ -516,7 +561,7 @@ def headline(d, size_tab, groups):
         higher = g["better"] == "higher"
         med = {m: statistics.median(v) for m, v in g["models"].items()
                if v and None not in v}
-        dart = med.get("dart")
+        dart = med.get(model)
         if dart is None:
             missing(name, "no DART result in apps.txt")
             return
@@ -535,6 +580,9 @@ def headline(d, size_tab, groups):
     pinned = [k for k in groups if k[2] == 2 and k[3] == "no"]
     ra = [k for k in pinned if k[0] == "random-access"]
     app_row("RandomAccess (2 units)", ra[0] if ra else None, "GUP/s", 4)
+    if ra and "dart-mpich" in groups[ra[0]]["models"]:
+        app_row("RandomAccess, DART on MPICH (2 units)", ra[0], "GUP/s", 4,
+                "dart-mpich")
 
     def grid(k):
         m = re.search(r"stencil (\d+)\^2", k[1])
@@ -711,6 +759,7 @@ def write_summary(d, size_tab, dist_tab, groups):
         csv.writer(f).writerows(csv_rows)
     out += app_rows(groups, "median")
     out += app_rows(groups, "best")
+    out += mpich_app_rows(groups)
     out += phase_rows(d, groups)
     where = layout(d)
     launches = len(launch_files(d, "latency-dart-mpi"))
