@@ -152,7 +152,7 @@ int main(int argc, char **argv)
   struct lat_params p;
   int code;
   if (lat_parse_args(argc, argv, "bench-distance", &p, &code)) {
-    return code;
+    return dart_app_stop(&argc, &argv, code);
   }
   p.distance = 1;
   if (p.max_bytes > INT32_MAX) {

@@ -16,6 +16,15 @@ void dart_app_start(int *argc, char ***argv, dart_global_unit_t *me,
   CHECK(dart_size(units));
 }
 
+int dart_app_stop(int *argc, char ***argv, int code)
+{
+  fflush(stdout);
+  fflush(stderr);
+  CHECK(dart_init(argc, argv));
+  CHECK(dart_exit());
+  return code;
+}
+
 void *dart_app_local(dart_gptr_t g, dart_global_unit_t me)
 {
   void *local = NULL;

@@ -23,6 +23,14 @@ void dart_app_fail(const char *call, dart_ret_t ret);
 void dart_app_start(int *argc, char ***argv, dart_global_unit_t *me,
                     size_t *units);
 
+/* For a command line that ends the program before it starts (a bad
+ * argument, --help): starts and ends DART on every unit and returns code.
+ * mpiexec tears the whole job down as soon as one unit exits with a
+ * non-zero code; a unit that did so before unit 0 had written its message
+ * took the message with it (unit 1 on another host is the fast one).
+ * dart_exit's barrier holds every unit until unit 0 has written it. */
+int dart_app_stop(int *argc, char ***argv, int code);
+
 /* Native address of unit me's part of the DART_TEAM_ALL segment g. */
 void *dart_app_local(dart_gptr_t g, dart_global_unit_t me);
 

@@ -39,7 +39,7 @@ int main(int argc, char **argv)
   struct ra_params p;
   int code;
   if (ra_parse_args(argc, argv, "random-access", &p, &code)) {
-    return code;
+    return dart_app_stop(&argc, &argv, code);
   }
   dart_global_unit_t me;
   size_t units;

@@ -40,7 +40,7 @@ int main(int argc, char **argv)
   struct st_params p;
   int code;
   if (st_parse_args(argc, argv, "stencil", &p, &code)) {
-    return code;
+    return dart_app_stop(&argc, &argv, code);
   }
   dart_global_unit_t me;
   size_t units;
