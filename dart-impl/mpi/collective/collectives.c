@@ -323,13 +323,14 @@ static dart_ret_t check_reduction_count(const char *call,
 }
 
 /* Small allreductions of small teams that team_sync does not serve (teams
- * across nodes): an allgather of the contributions, then on every unit the
- * same local reduction in unit order (as team_sync_reduce; bitwise equal
- * results everywhere). Why: Open MPI 4.1's MPI_Iallreduce (libnbc) reduces
- * in a tree, ~20 us for 8 B between 2 hosts of scripts/cluster.sh where
- * MPI_Iallgather takes ~14 us and the blocking MPI_Allreduce 13 us (MPICH:
- * 12.8 and 10.5 us). Bounded to few units and small contributions, where
- * gathering everything costs no more than reducing in a tree. */
+ * across nodes, any team under DART_SHM_SYNC=off): an allgather of the
+ * contributions, then on every unit the same local reduction in unit order
+ * (as team_sync_reduce; bitwise equal results everywhere). Why: Open MPI
+ * 4.1's MPI_Iallreduce (libnbc) reduces in a tree, ~20 us for 8 B between
+ * 2 hosts of scripts/cluster.sh where MPI_Iallgather takes ~14 us and the
+ * blocking MPI_Allreduce 13 us (MPICH: 12.8 and 10.5 us). Bounded to few
+ * units and small contributions, where gathering everything costs no more
+ * than reducing in a tree. */
 enum { GATHER_REDUCE_MAX_UNITS = 8, GATHER_REDUCE_MAX_BYTES = 256 };
 
 static bool gather_reduces(const struct team *team, dart_operation_t op,
