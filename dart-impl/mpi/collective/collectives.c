@@ -355,10 +355,8 @@ static dart_ret_t gather_reduce(const char *call, const struct team *team,
     return report_mpi_error(call, "MPI_Iallgather", err);
   }
   /* sendbuf may be recvbuf: it was read before this first write. */
-  memcpy(recvbuf, all, bytes);
-  for (int u = 1; u < team->size; ++u) {
-    local_reduce(recvbuf, all + (size_t)u * bytes, nelem, dtype, op);
-  }
+  local_reduce_slots(recvbuf, all, bytes, team->size, nelem, bytes, dtype,
+                     op);
   return DART_OK;
 }
 

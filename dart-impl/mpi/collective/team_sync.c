@@ -211,11 +211,8 @@ int team_sync_reduce(struct team *team, const void *sendbuf, void *recvbuf,
   if (root < 0 || root == team->my_rank) {
     /* Same order (unit 0, 1, ...) on every unit: bitwise equal results,
      * floating point included. */
-    memcpy(recvbuf, slots, bytes);
-    for (int u = 1; u < team->size; ++u) {
-      local_reduce(recvbuf, slots + (size_t)u * TEAM_SYNC_MAX_BYTES, nelem,
-                   type, op);
-    }
+    local_reduce_slots(recvbuf, slots, TEAM_SYNC_MAX_BYTES, team->size,
+                       nelem, bytes, type, op);
   }
   return MPI_SUCCESS;
 }

@@ -1,6 +1,8 @@
 #include "mpi/model/local_reduce.h"
 #include "base/basic_types.h"
 
+#include <string.h>
+
 typedef void reducer(void *acc, const void *in, size_t n,
                      dart_operation_t op);
 
@@ -89,4 +91,15 @@ void local_reduce(void *acc, const void *in, size_t nelem,
                   dart_datatype_t type, dart_operation_t op)
 {
   reducers[type](acc, in, nelem, op);
+}
+
+void local_reduce_slots(void *out, const void *slots, size_t stride,
+                        int nslots, size_t nelem, size_t bytes,
+                        dart_datatype_t type, dart_operation_t op)
+{
+  const char *slot = slots;
+  memcpy(out, slot, bytes);
+  for (int u = 1; u < nslots; ++u) {
+    local_reduce(out, slot + (size_t)u * stride, nelem, type, op);
+  }
 }

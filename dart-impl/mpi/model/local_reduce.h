@@ -18,4 +18,12 @@ bool local_reduce_supports(dart_operation_t op, dart_datatype_t type);
 void local_reduce(void *acc, const void *in, size_t nelem,
                   dart_datatype_t type, dart_operation_t op);
 
+/* out = slot 0 op slot 1 op ... op slot nslots-1, reduced in that order
+ * (so every unit that reduces the same slots gets the same bits), for
+ * `nslots` contributions of `bytes` (`nelem` elements, as local_reduce)
+ * laid out `stride` bytes apart. `out` must not overlap the slots. */
+void local_reduce_slots(void *out, const void *slots, size_t stride,
+                        int nslots, size_t nelem, size_t bytes,
+                        dart_datatype_t type, dart_operation_t op);
+
 #endif
