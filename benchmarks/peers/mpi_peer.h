@@ -6,4 +6,11 @@
  * with MPI's message rather than letting a peer run on. */
 void mpi_peer_start(int *argc, char ***argv, int *me, int *units);
 
+/* Ends a run that stops early (a bad argument) with `code`: starts MPI if
+ * it is not yet, and meets every other process in a barrier before
+ * MPI_Finalize, so the one process that printed the message is not killed
+ * by the launcher before its output is out when another process, on
+ * another host, exits first. Returns `code`. */
+int mpi_peer_stop(int *argc, char ***argv, int code);
+
 #endif

@@ -42,7 +42,7 @@ int main(int argc, char **argv)
   struct ra_params p;
   int code, me, units;
   if (ra_parse_args(argc, argv, "mpi-random-access", &p, &code)) {
-    return code;
+    return mpi_peer_stop(&argc, &argv, code);
   }
   mpi_peer_start(&argc, &argv, &me, &units);
 

@@ -50,13 +50,12 @@ int main(int argc, char **argv)
   struct st_params p;
   int code, me, units;
   if (st_parse_args(argc, argv, "mpi-stencil", &p, &code)) {
-    return code;
+    return mpi_peer_stop(&argc, &argv, code);
   }
   mpi_peer_start(&argc, &argv, &me, &units);
   struct st_layout layout;
   if (st_layout_init(&p, units, me, &layout) != 0) {
-    MPI_Finalize();
-    return 2;
+    return mpi_peer_stop(&argc, &argv, 2);
   }
 
   struct mpi_st s = { .layout = &layout };

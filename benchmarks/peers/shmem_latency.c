@@ -15,6 +15,7 @@
  *                      [--csv FILE] */
 #include "latency.h"
 #include "measure.h"
+#include "mpi_peer.h"
 #include "shmem_peer.h"
 
 #include <shmem.h>
@@ -159,7 +160,7 @@ int main(int argc, char **argv)
   struct lat_params p;
   int code;
   if (lat_parse_args(argc, argv, "shmem-latency", &p, &code)) {
-    return code;
+    return mpi_peer_stop(&argc, &argv, code);
   }
   shmem_peer_start();
   int me = shmem_my_pe(), npes = shmem_n_pes();

@@ -12,6 +12,7 @@
  * Usage: shmem-pool [--reps R] [--iters K] [--max-bytes B] [--csv FILE] */
 #include "bench_args.h"
 #include "bench_stats.h"
+#include "mpi_peer.h"
 #include "shmem_peer.h"
 
 #include <shmem.h>
@@ -83,11 +84,10 @@ int main(int argc, char **argv)
       ok = csv_path[0] != '\0';
     }
     if (!ok) {
-      /* Before shmem_init, so the exit code is clean. */
       fprintf(stderr, "shmem-pool: bad argument: %s\n"
               "usage: shmem-pool [--reps R] [--iters K] [--max-bytes B] "
               "[--csv FILE]\n", arg);
-      return 2;
+      return mpi_peer_stop(&argc, &argv, 2);
     }
   }
   shmem_peer_start();

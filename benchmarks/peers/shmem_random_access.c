@@ -4,6 +4,7 @@
  * Results are printed before shmem_finalize (Open MPI's may crash there).
  * Usage: shmem-random-access [-k LOG2_WORDS] [-u FACTOR] [-e PER_MILLE] */
 #include "ra_kernel.h"
+#include "mpi_peer.h"
 #include "shmem_peer.h"
 
 #include <shmem.h>
@@ -39,7 +40,7 @@ int main(int argc, char **argv)
   struct ra_params p;
   int code;
   if (ra_parse_args(argc, argv, "shmem-random-access", &p, &code)) {
-    return code;
+    return mpi_peer_stop(&argc, &argv, code);
   }
   shmem_peer_start();
   uint64_t *table = shmem_malloc(sizeof(uint64_t) << p.log2_local);

@@ -3,6 +3,7 @@
  * dart_put_blocking), the convergence test shmem_float_max_to_all.
  * Results are printed before shmem_finalize (Open MPI's may crash there).
  * Usage: shmem-stencil [-n N] [-i MAX_ITERS] [-t TOL] [--verify] [--phases] */
+#include "mpi_peer.h"
 #include "shmem_peer.h"
 #include "stencil_kernel.h"
 
@@ -43,7 +44,7 @@ int main(int argc, char **argv)
   struct st_params p;
   int code;
   if (st_parse_args(argc, argv, "shmem-stencil", &p, &code)) {
-    return code;
+    return mpi_peer_stop(&argc, &argv, code);
   }
   shmem_peer_start();
   struct st_layout layout;
