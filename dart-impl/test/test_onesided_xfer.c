@@ -95,11 +95,13 @@ static void test_pairwise(const struct ctx *c, size_t ncases)
 /* ---------------------------------------------------------------------
  * Every byte count from 1 to EVERY_SIZE_MAX, blocking and non-blocking:
  * the shared-memory path copies small sizes with overlapping fixed-size
- * moves, one branch per size class (rma/onesided.c, direct_copy), so
- * each count is checked exactly, with the bytes around it untouched.
+ * moves, one branch per size class (rma/onesided.c, direct_copy), and
+ * each of the four entries has its own inlined copy of it, so each count
+ * is checked exactly through each entry, with the bytes around it
+ * untouched, past the inline limit into the C library's copy.
  * --------------------------------------------------------------------- */
 
-enum { EVERY_SIZE_MAX = 300, EVERY_SIZE_GAP = 32 };
+enum { EVERY_SIZE_MAX = 400, EVERY_SIZE_GAP = 32 };
 
 /* Offset of the region of `bytes` bytes: regions in increasing size,
  * EVERY_SIZE_GAP bytes apart, so they start at every alignment. */
@@ -123,48 +125,57 @@ static void test_every_size(const struct ctx *c)
   size_t total = every_size_offset(EVERY_SIZE_MAX + 1);
   dart_gptr_t seg = alloc_portions(c, total);
   char *mine = local_base(seg, c->me);
-  memset(mine, POISON, total);
-  ASSERT_OK(dart_barrier(c->team));
   int dst = (c->me + 1) % c->n, from = (c->me - 1 + c->n) % c->n;
   unsigned char *buf = xmalloc(EVERY_SIZE_MAX + 64);
-  for (size_t b = 1; b <= EVERY_SIZE_MAX; ++b) {
-    STAGE("%s: put of %zu bytes to team unit %d", c->label, b, dst);
-    fill(DART_TYPE_BYTE, buf, b, key(c->global_of[c->me], (int)(b % 60)));
-    dart_gptr_t g = gptr_at(seg, dst, every_size_offset(b));
-    if (b % 2 == 1) {
-      ASSERT_OK(dart_put_blocking(g, buf, b, DART_TYPE_BYTE, DART_TYPE_BYTE));
-    } else {
-      ASSERT_OK(dart_put(g, buf, b, DART_TYPE_BYTE, DART_TYPE_BYTE));
-      ASSERT_OK(dart_flush(g)); /* buf is refilled next round */
-    }
-  }
-  ASSERT_OK(dart_barrier(c->team));
-  STAGE("%s: portion after every size from team unit %d", c->label, from);
   unsigned char *img = xmalloc(total);
   every_size_image(img, total, c->global_of[from]);
-  for (size_t i = 0; i < total; ++i) {
-    if ((unsigned char)mine[i] != img[i]) {
-      FAILF("%s: byte %zu of my portion is 0x%02x, expected 0x%02x (from "
-            "team unit %d)", c->label, i, (unsigned char)mine[i], img[i],
-            from);
+  for (int blocking = 1; blocking >= 0; --blocking) {
+    const char *form = blocking ? "blocking" : "non-blocking";
+    memset(mine, POISON, total);
+    ASSERT_OK(dart_barrier(c->team));
+    for (size_t b = 1; b <= EVERY_SIZE_MAX; ++b) {
+      STAGE("%s: %s put of %zu bytes to team unit %d", c->label, form, b,
+            dst);
+      fill(DART_TYPE_BYTE, buf, b, key(c->global_of[c->me], (int)(b % 60)));
+      dart_gptr_t g = gptr_at(seg, dst, every_size_offset(b));
+      if (blocking) {
+        ASSERT_OK(dart_put_blocking(g, buf, b, DART_TYPE_BYTE,
+                                    DART_TYPE_BYTE));
+      } else {
+        ASSERT_OK(dart_put(g, buf, b, DART_TYPE_BYTE, DART_TYPE_BYTE));
+        ASSERT_OK(dart_flush(g)); /* buf is refilled next round */
+      }
     }
-  }
-  for (size_t b = 1; b <= EVERY_SIZE_MAX; ++b) {
-    STAGE("%s: get of %zu bytes from team unit %d", c->label, b, dst);
-    memset(buf, POISON, EVERY_SIZE_MAX + 64);
-    dart_gptr_t g = gptr_at(seg, dst, every_size_offset(b));
-    if (b % 2 == 1) {
-      ASSERT_OK(dart_get_blocking(buf, g, b, DART_TYPE_BYTE, DART_TYPE_BYTE));
-    } else {
-      ASSERT_OK(dart_get(buf, g, b, DART_TYPE_BYTE, DART_TYPE_BYTE));
-      ASSERT_OK(dart_flush_local(g));
+    ASSERT_OK(dart_barrier(c->team));
+    STAGE("%s: portion after every %s size from team unit %d", c->label,
+          form, from);
+    for (size_t i = 0; i < total; ++i) {
+      if ((unsigned char)mine[i] != img[i]) {
+        FAILF("%s: byte %zu of my portion is 0x%02x, expected 0x%02x (%s "
+              "puts from team unit %d)", c->label, i,
+              (unsigned char)mine[i], img[i], form, from);
+      }
     }
-    check_fill(DART_TYPE_BYTE, buf, b, key(c->global_of[c->me], (int)(b % 60)));
-    ASSERT_POISON(buf, b, 64);
+    for (size_t b = 1; b <= EVERY_SIZE_MAX; ++b) {
+      STAGE("%s: %s get of %zu bytes from team unit %d", c->label, form, b,
+            dst);
+      memset(buf, POISON, EVERY_SIZE_MAX + 64);
+      dart_gptr_t g = gptr_at(seg, dst, every_size_offset(b));
+      if (blocking) {
+        ASSERT_OK(dart_get_blocking(buf, g, b, DART_TYPE_BYTE,
+                                    DART_TYPE_BYTE));
+      } else {
+        ASSERT_OK(dart_get(buf, g, b, DART_TYPE_BYTE, DART_TYPE_BYTE));
+        ASSERT_OK(dart_flush_local(g));
+      }
+      check_fill(DART_TYPE_BYTE, buf, b,
+                 key(c->global_of[c->me], (int)(b % 60)));
+      ASSERT_POISON(buf, b, 64);
+    }
+    ASSERT_OK(dart_barrier(c->team)); /* before the next form's poison */
   }
   free(img);
   free(buf);
-  ASSERT_OK(dart_barrier(c->team));
   ASSERT_OK(dart_team_memfree(seg));
 }
 
