@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Soak mode of the one-sided fuzz test (dart-impl/test/test_fuzz_rma.c):
 # many seeds, 4 units, Open MPI and MPICH, one node and two simulated
-# nodes, shared-memory path on and off, for a bounded time. Every run
+# nodes (or, with --cluster, the separate hosts of scripts/cluster.sh),
+# shared-memory path on and off, for a bounded time. Every run
 # must pass; a failed or hung run keeps its log and prints the command
 # that reproduces it. Ends with 'soak: N passed, M failed'.
 set -euo pipefail
@@ -11,6 +12,7 @@ usage() {
   cat <<EOF
 usage: scripts/soak.sh [--minutes M] [--mpi LIST] [--units N] [--iters K]
                        [--seed S] [--build-root DIR] [--no-build] [--out DIR]
+                       [--cluster]
   --minutes M       time budget in minutes (default 10): runs start while
                     it lasts, and at least one run of each configuration
   --mpi LIST        MPIs to soak, comma-separated from openmpi,mpich
@@ -24,11 +26,16 @@ usage: scripts/soak.sh [--minutes M] [--mpi LIST] [--units N] [--iters K]
                     there (only the fuzz test) unless --no-build
   --no-build        use the existing builds as they are
   --out DIR         logs of failed runs (default: a new directory in /tmp)
+  --cluster         run across the hosts of the virtual cluster instead
+                    (scripts/cluster.sh; as root, with the cluster up and
+                    VCLUSTER_DIR as for cluster.sh): the units spread over
+                    its hosts, and the builds are build-root/cluster-<mpi>
   -h, --help        this text
 Each run: mpiexec -n N test_fuzz_rma --seed S --iters K, cycling through
 (MPI) x (1 node, 2 simulated nodes) x (shared-memory path on, off); two
 nodes are MPICH's MPIR_CVAR_NUM_CLIQUES=2 or the runtime's
-DART_UNITS_PER_NODE. A run still going after 120 s + 1 s per 50 calls
+DART_UNITS_PER_NODE. With --cluster: (MPI) x (shared-memory path on,
+off), every run across the cluster's hosts. A run still going after 120 s + 1 s per 50 calls
 (ten times the slowest seen) has hung: it is killed and counts as failed.
 EOF
 }
@@ -40,6 +47,7 @@ die_usage() {
 }
 
 minutes=10 mpis="openmpi,mpich" units=4 iters=3000 seed="" build=1 out=""
+cluster=0
 build_root="${BUILD_ROOT:-$root/build}"
 while (($#)); do
   case "$1" in
@@ -67,6 +75,7 @@ while (($#)); do
       (($# >= 2)) && [ -n "$2" ] || die_usage "--build-root needs a directory"
       build_root="$2"; shift ;;
     --no-build) build=0 ;;
+    --cluster) cluster=1 ;;
     --out)
       (($# >= 2)) && [ -n "$2" ] || die_usage "--out needs a directory"
       out="$2"; shift ;;
@@ -86,15 +95,22 @@ if ((build)); then
   "$root/scripts/install-deps.sh"
 fi
 source "$root/scripts/env.sh"
+if ((cluster)) && ! "$root/scripts/cluster.sh" status >/dev/null 2>&1; then
+  echo "soak.sh: --cluster needs the virtual cluster up" \
+       "(scripts/cluster.sh up 2, as root)" >&2
+  exit 1
+fi
 
 # --- build ---------------------------------------------------------------
 declare -A binary launcher
 for mpi in "${mpi_list[@]}"; do
   dir="$build_root/$mpi"
+  ((cluster)) && dir="$build_root/cluster-$mpi"
   if ((build)); then
     echo "== building test_fuzz_rma ($mpi) in $dir"
     if ! { cmake -S "$root" -B "$dir" -DDART_WERROR=ON \
-             -DDART_MPI_FLAVOUR="$mpi" >"$out/build-$mpi.log" 2>&1 &&
+             -DDART_MPI_FLAVOUR="$mpi" -DDART_TEST_CLUSTER="$cluster" \
+             >"$out/build-$mpi.log" 2>&1 &&
            cmake --build "$dir" -j "$(nproc)" --target test_fuzz_rma \
              >>"$out/build-$mpi.log" 2>&1; }; then
       tail -20 "$out/build-$mpi.log" >&2
@@ -114,7 +130,9 @@ done
 # --- runs ----------------------------------------------------------------
 configs=()
 for mpi in "${mpi_list[@]}"; do
-  for nodes in 1 2; do
+  node_counts=(1 2)
+  ((cluster)) && node_counts=(hosts)
+  for nodes in "${node_counts[@]}"; do
     for shm in on off; do
       configs+=("$mpi $nodes $shm")
     done
@@ -132,14 +150,20 @@ while ((run < ${#configs[@]} || SECONDS - start < budget)); do
   s=$((seed + run))
   run=$((run + 1))
   env_vars=("DART_SHM_PATH=$shm")
-  if ((nodes > 1)); then
+  launch=("${launcher[$mpi]}" -n "$units")
+  if ((cluster)); then
+    # cluster.sh hands DART_* on to the remote units and stops a run that
+    # outlives the same limit as below.
+    launch=("$root/scripts/cluster.sh" run --mpi "$mpi"
+            --timeout "$run_timeout" -- -n "$units")
+  elif [ "$nodes" -gt 1 ]; then
     if [ "$mpi" = mpich ]; then
       env_vars+=("MPIR_CVAR_NUM_CLIQUES=$nodes")
     else
       env_vars+=("DART_UNITS_PER_NODE=$(((units + nodes - 1) / nodes))")
     fi
   fi
-  cmd=(env "${env_vars[@]}" "${launcher[$mpi]}" -n "$units"
+  cmd=(env "${env_vars[@]}" "${launch[@]}"
        "${binary[$mpi]}" --seed "$s" --iters "$iters")
   log="$out/run-$run-$mpi-n$nodes-shm$shm-seed$s.log"
   t0=$SECONDS
@@ -147,8 +171,10 @@ while ((run < ${#configs[@]} || SECONDS - start < budget)); do
   timeout --kill-after=10 "$run_timeout" "${cmd[@]}" >"$log" 2>&1 ||
     status=$?
   line="$(grep -m1 '^test_fuzz_rma: seed' "$log" || true)"
-  label="$(printf '[%3d %4ds] %-7s %d node(s), shm %-3s seed %d' "$run" \
-           $((SECONDS - start)) "$mpi" "$nodes" "$shm" "$s")"
+  place="$nodes node(s)"
+  [ "$nodes" = hosts ] && place="across hosts"
+  label="$(printf '[%3d %4ds] %-7s %s, shm %-3s seed %d' "$run" \
+           $((SECONDS - start)) "$mpi" "$place" "$shm" "$s")"
   if ((status == 0)) && [ -n "$line" ]; then
     n="$(sed -E 's/.* units, ([0-9]+) calls.*/\1/' <<<"$line")"
     calls=$((calls + n))
@@ -165,8 +191,10 @@ while ((run < ${#configs[@]} || SECONDS - start < budget)); do
   fi
 done
 
+where="1 and 2 nodes"
+((cluster)) && where="across the cluster's hosts"
 echo "soak: seeds $seed to $((seed + run - 1)), $calls calls in $run runs" \
-     "($((SECONDS - start)) s; ${mpi_list[*]}; $units units; 1 and 2" \
-     "nodes; shared-memory path on and off)"
+     "($((SECONDS - start)) s; ${mpi_list[*]}; $units units; $where;" \
+     "shared-memory path on and off)"
 echo "soak: $passed passed, $failed failed"
 ((failed == 0))
