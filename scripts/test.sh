@@ -2,18 +2,20 @@
 # Installs what is missing, builds, and runs the whole test suite under
 # ctest: scripts/test.sh [openmpi|mpich|asan|all] (default openmpi).
 #
-# scripts/test.sh cluster|cluster-openmpi|cluster-mpich (root only) runs
-# the suite and the apps across a virtual cluster of 2 hosts in Linux
-# namespaces (scripts/cluster.sh): each build (build/cluster-<mpi>, with
-# -DDART_TEST_CLUSTER=ON) launches every test through that cluster, 2 units
-# as 1 per host and 4 as 2 per host. "cluster" is both MPIs. The cluster is
-# private to this run and removed at its end, whatever happens.
+# scripts/test.sh cluster|cluster-openmpi|cluster-mpich|cluster-asan (root
+# only) runs the suite and the apps across a virtual cluster of 2 hosts in
+# Linux namespaces (scripts/cluster.sh): each build (build/cluster-<variant>,
+# with -DDART_TEST_CLUSTER=ON) launches every test through that cluster, 2
+# units as 1 per host and 4 as 2 per host. "cluster" is both MPIs;
+# cluster-asan is Open MPI with the sanitizers. The cluster is private to
+# this run and removed at its end, whatever happens.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
 usage() {
   cat <<USAGE
-usage: scripts/test.sh [openmpi|mpich|asan|all|cluster|cluster-openmpi|cluster-mpich]
+usage: scripts/test.sh [openmpi|mpich|asan|all|cluster|cluster-openmpi|
+                       cluster-mpich|cluster-asan]
   Installs the Debian packages that are missing, builds into
   build/<variant> with warnings as errors, and runs the whole suite under
   ctest (1 to 4 units, one node and two simulated nodes).
@@ -23,6 +25,7 @@ usage: scripts/test.sh [openmpi|mpich|asan|all|cluster|cluster-openmpi|cluster-m
   all              openmpi, mpich and asan in turn
   cluster-openmpi  across 2 hosts of a virtual cluster (root only)
   cluster-mpich    the same with MPICH; cluster: both
+  cluster-asan     across the virtual cluster, Open MPI, with the sanitizers
   -h, --help       this text
 USAGE
 }
@@ -30,14 +33,19 @@ USAGE
 # Checked before anything is installed or built.
 (($# <= 1)) || { echo "test.sh: one variant at most" >&2; usage >&2; exit 2; }
 case "${1:-}" in
-  ""|openmpi|mpich|asan|all|cluster|cluster-openmpi|cluster-mpich) ;;
+  ""|openmpi|mpich|asan|all|cluster|cluster-openmpi|cluster-mpich|\
+  cluster-asan) ;;
   -h|--help) usage; exit 0 ;;
   *) echo "test.sh: unknown variant or option '$1'" >&2; usage >&2; exit 2 ;;
 esac
 "$root/scripts/install-deps.sh"
 source "$root/scripts/env.sh"
 
-run_cluster() { # run_cluster MPI...
+# MPI libraries keep allocations past MPI_Finalize; LeakSanitizer would
+# flag them. Memory errors and undefined behaviour still fail.
+sanitizer_options="detect_leaks=0:abort_on_error=1"
+
+run_cluster() { # run_cluster VARIANT... (openmpi, mpich, asan)
   if [ "$(id -u)" -ne 0 ]; then
     echo "test.sh: the cluster variants need root (namespaces)" >&2
     exit 2
@@ -45,14 +53,20 @@ run_cluster() { # run_cluster MPI...
   export VCLUSTER_DIR="/run/dart-cluster-test.$$"
   trap '"$root/scripts/cluster.sh" down >/dev/null || true' EXIT
   "$root/scripts/cluster.sh" up 2
-  local mpi status=0
-  for mpi in "$@"; do
-    echo "=== cluster-$mpi: build"
-    cmake -S "$root" -B "$root/build/cluster-$mpi" -DDART_WERROR=ON \
-          -DDART_MPI_FLAVOUR="$mpi" -DDART_TEST_CLUSTER=ON >/dev/null
-    cmake --build "$root/build/cluster-$mpi" -j "$(nproc)"
-    echo "=== cluster-$mpi: ctest across 2 hosts"
-    ctest --test-dir "$root/build/cluster-$mpi" --output-on-failure \
+  local variant status=0 flags
+  for variant in "$@"; do
+    flags=(-DDART_MPI_FLAVOUR="$variant")
+    if [ "$variant" = asan ]; then
+      flags=(-DDART_MPI_FLAVOUR=openmpi -DDART_SANITIZE=ON
+             -DCMAKE_BUILD_TYPE=Debug)
+      export ASAN_OPTIONS="$sanitizer_options" # cluster.sh passes it on
+    fi
+    echo "=== cluster-$variant: build"
+    cmake -S "$root" -B "$root/build/cluster-$variant" -DDART_WERROR=ON \
+          "${flags[@]}" -DDART_TEST_CLUSTER=ON >/dev/null
+    cmake --build "$root/build/cluster-$variant" -j "$(nproc)"
+    echo "=== cluster-$variant: ctest across 2 hosts"
+    ctest --test-dir "$root/build/cluster-$variant" --output-on-failure \
           --timeout 300 -j 2 || status=1
   done
   "$root/scripts/cluster.sh" down
@@ -62,7 +76,8 @@ run_cluster() { # run_cluster MPI...
 
 case "${1:-}" in
   cluster) run_cluster openmpi mpich; exit ;;
-  cluster-openmpi|cluster-mpich) run_cluster "${1#cluster-}"; exit ;;
+  cluster-openmpi|cluster-mpich|cluster-asan) run_cluster "${1#cluster-}"
+                                               exit ;;
 esac
 
 variants=("${1:-openmpi}")
@@ -75,9 +90,7 @@ for variant in "${variants[@]}"; do
   if [ "$variant" = openmpi ]; then cmake --build "$root/build/openmpi" --target docs; fi
   echo "=== $variant: ctest"
   if [ "$variant" = asan ]; then
-    # MPI libraries keep allocations past MPI_Finalize; LeakSanitizer
-    # would flag them. Memory errors and undefined behaviour still fail.
-    export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+    export ASAN_OPTIONS="$sanitizer_options"
   fi
   ctest --test-dir "$root/build/$variant" --output-on-failure \
         --timeout 300 -j 2
