@@ -35,8 +35,9 @@ Each run: mpiexec -n N test_fuzz_rma --seed S --iters K, cycling through
 (MPI) x (1 node, 2 simulated nodes) x (shared-memory path on, off); two
 nodes are MPICH's MPIR_CVAR_NUM_CLIQUES=2 or the runtime's
 DART_UNITS_PER_NODE. With --cluster: (MPI) x (shared-memory path on,
-off), every run across the cluster's hosts. A run still going after 120 s + 1 s per 50 calls
-(ten times the slowest seen) has hung: it is killed and counts as failed.
+off), every run across the cluster's hosts. A run still going after
+120 s + 1 s per 50 calls (ten times the slowest seen) has hung: it is
+killed and counts as failed.
 EOF
 }
 
