@@ -1,23 +1,32 @@
 #!/usr/bin/env bash
 # Configures and builds one variant into build/<variant>:
 #   openmpi (default) | mpich | asan (Open MPI, address+undefined sanitizers)
-# Warnings are errors in every variant.
+# or, with --cluster, into build/cluster-<variant> with its tests launched
+# across the virtual cluster (-DDART_TEST_CLUSTER=ON; scripts/test.sh's
+# cluster variants). Warnings are errors in every variant.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
 usage() {
   cat <<USAGE
-usage: scripts/build.sh [openmpi|mpich|asan]
+usage: scripts/build.sh [--cluster] [openmpi|mpich|asan]
   Configures and builds one variant into build/<variant> with warnings as
   errors (-DDART_WERROR=ON):
   openmpi  the default: against Open MPI
   mpich    against MPICH
   asan     Open MPI, Debug, address + undefined-behaviour sanitizers
+  --cluster   into build/cluster-<variant> instead, its tests launched
+              across the virtual cluster of scripts/cluster.sh
   -h, --help  this text
 Source scripts/env.sh first when you run the tests as root.
 USAGE
 }
 
+cluster=0
+if [ "${1:-}" = --cluster ]; then
+  cluster=1
+  shift
+fi
 (($# <= 1)) || { echo "build.sh: one variant at most" >&2; usage >&2; exit 2; }
 variant="${1:-openmpi}"
 case "$variant" in
@@ -30,5 +39,9 @@ case "$variant" in
      exit 2 ;;
 esac
 build="$root/build/$variant"
+if ((cluster)); then
+  build="$root/build/cluster-$variant"
+  flags+=(-DDART_TEST_CLUSTER=ON)
+fi
 cmake -S "$root" -B "$build" -DDART_WERROR=ON "${flags[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)"

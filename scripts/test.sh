@@ -53,18 +53,13 @@ run_cluster() { # run_cluster VARIANT... (openmpi, mpich, asan)
   export VCLUSTER_DIR="/run/dart-cluster-test.$$"
   trap '"$root/scripts/cluster.sh" down >/dev/null || true' EXIT
   "$root/scripts/cluster.sh" up 2
-  local variant status=0 flags
+  local variant status=0
   for variant in "$@"; do
-    flags=(-DDART_MPI_FLAVOUR="$variant")
     if [ "$variant" = asan ]; then
-      flags=(-DDART_MPI_FLAVOUR=openmpi -DDART_SANITIZE=ON
-             -DCMAKE_BUILD_TYPE=Debug)
       export ASAN_OPTIONS="$sanitizer_options" # cluster.sh passes it on
     fi
     echo "=== cluster-$variant: build"
-    cmake -S "$root" -B "$root/build/cluster-$variant" -DDART_WERROR=ON \
-          "${flags[@]}" -DDART_TEST_CLUSTER=ON >/dev/null
-    cmake --build "$root/build/cluster-$variant" -j "$(nproc)"
+    "$root/scripts/build.sh" --cluster "$variant"
     echo "=== cluster-$variant: ctest across 2 hosts"
     ctest --test-dir "$root/build/cluster-$variant" --output-on-failure \
           --timeout 300 -j 2 || status=1
