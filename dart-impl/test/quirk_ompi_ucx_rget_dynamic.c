@@ -4,7 +4,14 @@
  * crashes or reads garbage. The reason for request_rma_broken in
  * dart-impl/mpi/core/quirks.h. Registered with WILL_FAIL; a crash is
  * turned into a plain failure so the test fails the same way every
- * time. */
+ * time.
+ *
+ * Whether the broken path is reached depends on the transports UCX picks:
+ * here it crashes with the defaults and with UCX_TLS=self,sm,tcp, and
+ * reads right with UCX_TLS=^tcp or with shared memory alone, as on a host
+ * whose only network interface is the loopback. Where the read comes out
+ * right the program says so and exits with 77, which ctest reports as
+ * skipped: the quirk is not shown there, neither present nor gone. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdint.h>
@@ -69,7 +76,9 @@ int main(int argc, char **argv)
   free(pool);
   MPI_Finalize();
   if (me == 0) {
-    printf(any ? "quirk still present\n" : "quirk gone\n");
+    printf(any ? "quirk still present\n"
+               : "quirk not shown: MPI_Rget read the right value with the "
+                 "transports UCX chose on this machine\n");
   }
-  return any;
+  return any ? 1 : 77;
 }

@@ -234,6 +234,7 @@ dart_ret_t mpi_quirks_detect(const char *call, MPI_Comm world)
   bool open_mpi = library_is_open_mpi();
   mpi_quirks = (struct mpi_quirks){
     .narrow_atomics_broken = open_mpi,
+    .get_accumulate_replace_races = open_mpi,
     .request_rma_broken = open_mpi,
     .window_per_segment = open_mpi,
     .accumulate_by_fetch = open_mpi,

@@ -30,9 +30,23 @@
  *   straight to them: 1-, 2- and 16-byte types fail silently (no update,
  *   garbage result) and FLOAT/DOUBLE sums add bit patterns (ompi #6777;
  *   fixed for 5.0 by ompi PR #9636). mpi_fetch_and_op_works says when
- *   MPI_Get_accumulate must serve instead; narrow_cas_broken sends 1- and
- *   2-byte swaps through their aligned 4-byte word
+ *   MPI_Get_accumulate must serve instead; narrow_atomics_broken sends 1-
+ *   and 2-byte compare-and-swaps through their aligned 4-byte word
  *   (quirk_ompi_ucx_narrow_atomics.c).
+ * - MPI_Get_accumulate with MPI_REPLACE reads the old value and writes
+ *   the new one as two transfers with nothing ordering them, so the read
+ *   can come second and return the new value (fixed for 5.0 by ompi PR
+ *   #10404, "fix the get/put race condition in get_accumulate"; the other
+ *   operations flush in between). Seen as test_fuzz_rma.u4.n2 failing:
+ *   a 1-byte dart_fetch_and_op REPLACE returned its own operand as the
+ *   old value, in CI and once in about 50 runs here with a second run
+ *   beside it (none in 400 such runs since).
+ *   get_accumulate_replace_races sends a 1- or 2-byte fetch-and-replace
+ *   through the 4-byte word like a compare-and-swap
+ *   (rma/atomics.c, narrow_replace_by_swap). A 16-byte LONG_DOUBLE has no
+ *   such word and still takes MPI_Get_accumulate. Plain MPI programs
+ *   with up to 4 processes and 100 000 calls did not show the race, so
+ *   it has no quirk_*.c of its own.
  * - MPI_Rput/MPI_Rget on a dynamic window look up the wrong region and
  *   fail or crash (ompi #10328; fixed in 5.0 by ompi PR #11095):
  *   request_rma_broken makes handles track plain MPI_Put/MPI_Get
@@ -105,6 +119,7 @@ struct mpi_quirks {
   bool flush_local_is_flush; /* osc/pt2pt */
   bool atomics_partly_wrong; /* osc/rdma */
   bool narrow_atomics_broken; /* Open MPI 4.1: see above */
+  bool get_accumulate_replace_races; /* Open MPI 4.1: see above */
   bool request_rma_broken;
   bool window_per_segment;
   bool accumulate_by_fetch;

@@ -126,12 +126,12 @@ static int flush_local(const struct target *t)
 
 /* A 1- or 2-byte swap where MPI gets them wrong (core/quirks.h,
  * narrow_atomics_broken) goes through the aligned 4-byte word holding the
- * element: read the word, compare the element, swap the whole word in,
- * and retry if a neighbouring byte changed meanwhile. */
-static int narrow_compare_and_swap(const char *call, const struct target *t,
-                                   const void *value, const void *compare,
-                                   void *result, size_t bytes,
-                                   dart_ret_t *ret)
+ * element: read the word, compare the element (`compare` NULL: swap
+ * unconditionally, a fetch-and-replace), swap the whole word in, and
+ * retry if a neighbouring byte changed meanwhile. */
+static int narrow_swap(const char *call, const struct target *t,
+                       const void *value, const void *compare, void *result,
+                       size_t bytes, dart_ret_t *ret)
 {
   /* The aligned-down 4-byte word holding the element: with the element
    * naturally aligned (checked by the caller), shift + bytes <= 4 for
@@ -153,9 +153,11 @@ static int narrow_compare_and_swap(const char *call, const struct target *t,
   MPI_Aint hi = lo + (MPI_Aint)t->segment->sizes[t->unit];
   if (word < lo || word + 4 > hi) {
     *ret = report_error(DART_ERR_OTHER, call,
-                        "a %zu-byte compare-and-swap needs the aligned "
-                        "4-byte word around its element inside the target's "
-                        "portion with this MPI (Open MPI osc/ucx)", bytes);
+                        "a %zu-byte %s needs the aligned 4-byte word "
+                        "around its element inside the target's portion "
+                        "with this MPI (Open MPI osc/ucx)", bytes,
+                        compare != NULL ? "compare-and-swap"
+                                        : "fetch-and-replace");
     return MPI_SUCCESS;
   }
   uint32_t seen = 0, now = 0, want;
@@ -163,14 +165,15 @@ static int narrow_compare_and_swap(const char *call, const struct target *t,
                              MPI_NO_OP, t->win);
   err = err == MPI_SUCCESS ? flush_local(t) : err;
   while (err == MPI_SUCCESS &&
-         memcmp((char *)&seen + shift, compare, bytes) == 0) {
+         (compare == NULL ||
+          memcmp((char *)&seen + shift, compare, bytes) == 0)) {
     want = seen;
     memcpy((char *)&want + shift, value, bytes);
     err = MPI_Compare_and_swap(&want, &seen, &now, MPI_UINT32_T, t->unit,
                                word, t->win);
     err = err == MPI_SUCCESS ? flush_local(t) : err;
     if (err != MPI_SUCCESS || now == seen) {
-      break; /* swapped: the element equalled compare */
+      break; /* swapped: the old element is in `seen` */
     }
     seen = now;
   }
@@ -194,12 +197,22 @@ static int mpi_compare_and_swap(const char *call, const struct target *t,
   }
   size_t bytes = datatype_get(dtype)->base_size;
   if (mpi_quirks.narrow_atomics_broken && bytes < 4) {
-    return narrow_compare_and_swap(call, t, value, compare, result, bytes,
-                                   ret);
+    return narrow_swap(call, t, value, compare, result, bytes, ret);
   }
   int err = MPI_Compare_and_swap(value, compare, result, atomic_type[dtype],
                                  t->unit, t->disp, t->win);
   return err == MPI_SUCCESS ? flush_local(t) : err;
+}
+
+/* A fetch-and-replace of a 1- or 2-byte element goes through its 4-byte
+ * word where MPI_Fetch_and_op cannot take it and MPI_Get_accumulate may
+ * return the new value instead of the old one (core/quirks.h,
+ * get_accumulate_replace_races). */
+static bool narrow_replace_by_swap(dart_datatype_t dtype)
+{
+  return mpi_quirks.narrow_atomics_broken &&
+         mpi_quirks.get_accumulate_replace_races && mpi_cas_works() &&
+         datatype_get(dtype)->base_size < 4;
 }
 
 /* MIN/MAX on one element where MPI orders the type wrongly: read, pick,
@@ -378,6 +391,10 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
                             result, dtype, op, &ret);
       t.disp += (MPI_Aint)elem;
     }
+  } else if (result != NULL && op == DART_OP_REPLACE &&
+             narrow_replace_by_swap(dtype)) {
+    err = narrow_swap(call, &t, values, NULL, result,
+                      datatype_get(dtype)->base_size, &ret);
   } else if (result != NULL && !mpi_fetch_and_op_works(dtype, op)) {
     err = MPI_Get_accumulate(values, 1, atomic_type[dtype], result, 1,
                              atomic_type[dtype], t.unit, t.disp, 1,
