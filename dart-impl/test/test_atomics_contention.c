@@ -1,8 +1,10 @@
 /* Atomics under contention (dart-if/include/dash/dart/if/
  * dart_communication.h): counters updated by every unit at once through
  * fetch_and_op SUM (LONGLONG, DOUBLE), compare-and-swap retry loops and
- * REPLACE token passing, whose fetched values must form an exact
- * permutation (no update lost or applied twice); long double with exact
+ * REPLACE token passing (LONGLONG, and BYTE and SHORT tokens sharing
+ * 4-byte words with SHORT counters that the others add to), whose
+ * fetched values must form an exact permutation (no update lost or
+ * applied twice); long double with exact
  * fractions; atomics on dart_memalloc memory; and the same on a sub-team
  * segment with team-relative ids. Shared part: test_atomics_common.h. */
 #include "test_atomics_common.h"
@@ -37,6 +39,31 @@ static void check_permutation_at(const char *file, int line, dart_team_t team,
   free(all);
 }
 
+/* Tokens swapped in with fetch-and-replace: the fetched ones (`k` per
+ * unit) plus the one left behind must be the initial token `first` and
+ * every token swapped in (first+1, first+2, ...), each exactly once. */
+#define check_tokens(...) check_tokens_at(__FILE__, __LINE__, __VA_ARGS__)
+static void check_tokens_at(const char *file, int line, dart_team_t team,
+                            int size, const long long *fetched, int k,
+                            long long left, long long first,
+                            const char *what)
+{
+  size_t total = (size_t)size * (size_t)k + 1;
+  long long *all = xmalloc(total * sizeof *all);
+  ASSERT_OK(dart_allgather(fetched, all, (size_t)k, DART_TYPE_LONGLONG,
+                           team));
+  all[total - 1] = left;
+  qsort(all, total, sizeof *all, cmp_ll);
+  for (size_t j = 0; j < total; ++j) {
+    if (all[j] != first + (long long)j) {
+      test_failf(file, line, "%s: sorted token %zu is %lld, expected %lld "
+                 "(a swap lost or duplicated)", what, j, all[j],
+                 first + (long long)j);
+    }
+  }
+  free(all);
+}
+
 /* Operations per unit (K_SUM for the LONGLONG counter, K_SMALL for the
  * others). With more units than cores every MPICH atomic waits for the
  * target to be scheduled (some 2 ms), so the long runs are where each
@@ -46,7 +73,7 @@ static void test_counters(dart_team_t team, int tme, int tn,
                           const char *label, int K_SUM, int K_SMALL)
 {
   dart_gptr_t seg;
-  ASSERT_OK(dart_team_memalloc_aligned(team, 4, DART_TYPE_LONGLONG, &seg));
+  ASSERT_OK(dart_team_memalloc_aligned(team, 5, DART_TYPE_LONGLONG, &seg));
   long long *mine = (long long *)local_base(seg, tme);
   const int c_sum = 0, c_dbl = tn - 1, c_cas = tn / 2;
   const int c_swap = (tn + 1) / 2 % tn;
@@ -54,6 +81,17 @@ static void test_counters(dart_team_t team, int tme, int tn,
   ((double *)mine)[1] = 0.0;   /* DOUBLE counter */
   mine[2] = 0;                 /* LONG CAS counter */
   mine[3] = -1;                /* REPLACE token */
+  /* Two 4-byte words of narrow elements: a BYTE token and a SHORT
+   * counter, a SHORT token and a SHORT counter. Where MPI has no 1- and
+   * 2-byte atomics the swaps go through the whole word, beside the other
+   * units' additions to its counter. */
+  struct narrow_words {
+    unsigned char byte_token, pad;
+    short         count_a;
+    short         short_token;
+    short         count_b;
+  } *narrow = (struct narrow_words *)(void *)&mine[4];
+  memset(narrow, 0, sizeof *narrow);
   ASSERT_OK(dart_barrier(team));
   const int K_DBL = K_SMALL, K_CAS = K_SMALL, K_SWAP = K_SMALL;
   long long *got = xmalloc((size_t)(K_SUM > K_SMALL ? K_SUM : K_SMALL) *
@@ -107,6 +145,31 @@ static void test_counters(dart_team_t team, int tme, int tn,
                                 DART_OP_REPLACE));
     ASSERT_OK(dart_flush_local(g));
   }
+  /* BYTE tokens 1 .. tn * K_BYTE after the initial 0. */
+  const int K_BYTE = K_SWAP < 254 / tn ? K_SWAP : 254 / tn;
+  STAGE("%s: %d x %d BYTE and SHORT REPLACE swaps beside SHORT sums",
+        label, tn, K_BYTE);
+  long long *got_b = xmalloc((size_t)K_BYTE * sizeof *got_b);
+  long long *got_s = xmalloc((size_t)K_BYTE * sizeof *got_s);
+  const size_t words = 4 * sizeof(long long);
+  dart_gptr_t g_bt = gptr_at(seg, c_swap, words);
+  dart_gptr_t g_ca = gptr_at(seg, c_swap, words + 2);
+  dart_gptr_t g_st = gptr_at(seg, c_swap, words + 4);
+  dart_gptr_t g_cb = gptr_at(seg, c_swap, words + 6);
+  const short add = 1;
+  for (int k = 0; k < K_BYTE; ++k) {
+    unsigned char bt = (unsigned char)(1 + tme * K_BYTE + k), old_b = 0;
+    short st = (short)(1 + tme * K_BYTE + k), old_s = 0;
+    ASSERT_OK(dart_fetch_and_op(g_bt, &bt, &old_b, DART_TYPE_BYTE,
+                                DART_OP_REPLACE));
+    ASSERT_OK(dart_accumulate(g_ca, &add, 1, DART_TYPE_SHORT, DART_OP_SUM));
+    ASSERT_OK(dart_fetch_and_op(g_st, &st, &old_s, DART_TYPE_SHORT,
+                                DART_OP_REPLACE));
+    ASSERT_OK(dart_accumulate(g_cb, &add, 1, DART_TYPE_SHORT, DART_OP_SUM));
+    ASSERT_OK(dart_flush(g_bt));
+    got_b[k] = old_b;
+    got_s[k] = old_s;
+  }
   ASSERT_OK(dart_flush_all(seg));
   ASSERT_OK(dart_barrier(team));
 
@@ -120,22 +183,25 @@ static void test_counters(dart_team_t team, int tme, int tn,
   if (tme == c_cas) {
     ASSERT_EQ(((long *)mine)[2], (long)tn * K_CAS);
   }
-  /* Tokens: the fetched ones plus the one left behind are the initial
-   * token and every token swapped in, each exactly once. */
+  if (tme == c_swap) {
+    ASSERT_EQ(narrow->count_a, (short)(tn * K_BYTE));
+    ASSERT_EQ(narrow->count_b, (short)(tn * K_BYTE));
+    ASSERT_EQ(narrow->pad, 0);
+  }
   long long left = 0;
   ASSERT_OK(dart_get_blocking(&left, g, 1, DART_TYPE_LONGLONG,
                               DART_TYPE_LONGLONG));
-  long long *all = xmalloc(((size_t)tn * K_SWAP + 1) * sizeof *all);
-  ASSERT_OK(dart_allgather(got, all, K_SWAP, DART_TYPE_LONGLONG, team));
-  all[(size_t)tn * K_SWAP] = left;
-  qsort(all, (size_t)tn * K_SWAP + 1, sizeof *all, cmp_ll);
-  for (long long j = 0; j <= (long long)tn * K_SWAP; ++j) {
-    if (all[j] != j - 1) {
-      FAILF("token %lld is %lld, expected %lld", j, all[j],
-            j - 1);
-    }
-  }
-  free(all);
+  check_tokens(team, tn, got, K_SWAP, left, -1, "LONGLONG");
+  unsigned char left_b = 0;
+  short left_s = 0;
+  ASSERT_OK(dart_get_blocking(&left_b, g_bt, 1, DART_TYPE_BYTE,
+                              DART_TYPE_BYTE));
+  ASSERT_OK(dart_get_blocking(&left_s, g_st, 1, DART_TYPE_SHORT,
+                              DART_TYPE_SHORT));
+  check_tokens(team, tn, got_b, K_BYTE, left_b, 0, "BYTE");
+  check_tokens(team, tn, got_s, K_BYTE, left_s, 0, "SHORT");
+  free(got_b);
+  free(got_s);
   free(got);
   ASSERT_OK(dart_barrier(team));
   ASSERT_OK(dart_team_memfree(seg));
