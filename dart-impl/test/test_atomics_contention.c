@@ -21,48 +21,43 @@ static int cmp_ll(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-/* All units' `k` values, gathered, sorted, must be first, first+1, ... */
-#define check_permutation(...) check_permutation_at(__FILE__, __LINE__, __VA_ARGS__)
-static void check_permutation_at(const char *file, int line, dart_team_t team,
-                                 int size,
-                              const long long *mine, int k, long long first)
+/* All units' `k` values, gathered (plus `*left` when not NULL: the token
+ * a fetch-and-replace chain leaves behind), sorted, must be first,
+ * first+1, ...: no update lost or applied twice. */
+static void check_run_at(const char *file, int line, dart_team_t team,
+                         int size, const long long *mine, int k,
+                         const long long *left, long long first,
+                         const char *what)
 {
-  long long *all = xmalloc((size_t)size * (size_t)k * sizeof *all);
-  ASSERT_OK(dart_allgather(mine, all, (size_t)k, DART_TYPE_LONGLONG, team));
-  qsort(all, (size_t)size * (size_t)k, sizeof *all, cmp_ll);
-  for (long long j = 0; j < (long long)size * k; ++j) {
-    if (all[j] != first + j) {
-      test_failf(file, line, "sorted fetched value %lld is %lld, expected %lld "
-                 "(lost or duplicated update)", j, all[j], first + j);
-    }
-  }
-  free(all);
-}
-
-/* Tokens swapped in with fetch-and-replace: the fetched ones (`k` per
- * unit) plus the one left behind must be the initial token `first` and
- * every token swapped in (first+1, first+2, ...), each exactly once. */
-#define check_tokens(...) check_tokens_at(__FILE__, __LINE__, __VA_ARGS__)
-static void check_tokens_at(const char *file, int line, dart_team_t team,
-                            int size, const long long *fetched, int k,
-                            long long left, long long first,
-                            const char *what)
-{
-  size_t total = (size_t)size * (size_t)k + 1;
+  size_t fetched = (size_t)size * (size_t)k;
+  size_t total = fetched + (left != NULL);
   long long *all = xmalloc(total * sizeof *all);
-  ASSERT_OK(dart_allgather(fetched, all, (size_t)k, DART_TYPE_LONGLONG,
-                           team));
-  all[total - 1] = left;
+  ASSERT_OK(dart_allgather(mine, all, (size_t)k, DART_TYPE_LONGLONG, team));
+  if (left != NULL) {
+    all[fetched] = *left;
+  }
   qsort(all, total, sizeof *all, cmp_ll);
   for (size_t j = 0; j < total; ++j) {
     if (all[j] != first + (long long)j) {
-      test_failf(file, line, "%s: sorted token %zu is %lld, expected %lld "
-                 "(a swap lost or duplicated)", what, j, all[j],
+      test_failf(file, line, "%s: sorted value %zu is %lld, expected %lld "
+                 "(lost or duplicated update)", what, j, all[j],
                  first + (long long)j);
     }
   }
   free(all);
 }
+
+/* Fetched values of counters: a permutation of first, first+1, ... */
+#define check_permutation(team, size, mine, k, first)                      \
+  check_run_at(__FILE__, __LINE__, team, size, mine, k, NULL, first,       \
+               "fetched values")
+
+/* Tokens swapped in with fetch-and-replace: the fetched ones plus the one
+ * left behind are the initial token `first` and every token swapped in,
+ * each exactly once. */
+#define check_tokens(team, size, fetched, k, left, first, what)            \
+  check_run_at(__FILE__, __LINE__, team, size, fetched, k,                 \
+               &(long long){ (left) }, first, what)
 
 /* Operations per unit (K_SUM for the LONGLONG counter, K_SMALL for the
  * others). With more units than cores every MPICH atomic waits for the
