@@ -208,6 +208,16 @@ static void test_counters(dart_team_t team, int tme, int tn,
 
 #define K_LD 50
 
+/* The number j of a LONG_DOUBLE token +-(j + 0.25) (sign: j odd), or -1
+ * for anything else, which check_tokens then reports. */
+static long long token_number(long double v)
+{
+  long double a = v < 0 ? -v : v;
+  long long j = (long long)a;
+  bool ok = a < 1e15L && a - (long double)j == 0.25L && (v < 0) == (j % 2);
+  return ok ? j : -1;
+}
+
 static void test_long_double(void)
 {
   STAGE("LONG_DOUBLE contended fetch_and_op SUM");
@@ -220,7 +230,7 @@ static void test_long_double(void)
     mine[0] = 0.25L;
     mine[1] = 1e30L;
     mine[2] = -1e30L;
-    mine[3] = 0;
+    mine[3] = 0.25L; /* token 0 */
   }
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   dart_gptr_t g = gptr_at(seg, owner, 0);
@@ -241,29 +251,37 @@ static void test_long_double(void)
   }
   check_permutation(DART_TEAM_ALL, n, got, K_LD, 0);
 
-  STAGE("LONG_DOUBLE MIN/MAX/REPLACE");
+  STAGE("LONG_DOUBLE MIN/MAX, %d x %d REPLACE swaps (token passing)", n,
+        K_LD);
   long double lo = -1e-20L * (me + 1) - 3, hi = 1e15L + me + 0.5L;
-  long double rep = me + 0.125L;
   ASSERT_OK(dart_accumulate(gptr_at(seg, owner, sizeof(long double)), &lo, 1,
                             DART_TYPE_LONG_DOUBLE, DART_OP_MIN));
   ASSERT_OK(dart_accumulate(gptr_at(seg, owner, 2 * sizeof(long double)), &hi,
                             1,
                             DART_TYPE_LONG_DOUBLE, DART_OP_MAX));
-  long double old = -1;
-  ASSERT_OK(dart_fetch_and_op(gptr_at(seg, owner, 3 * sizeof(long double)),
-                              &rep, &old,
-                              DART_TYPE_LONG_DOUBLE, DART_OP_REPLACE));
+  /* Token j is +-(j + 0.25), negative for odd j, so consecutive swaps
+   * cross zero both ways; token 0 is the initial one. */
+  dart_gptr_t g_tok = gptr_at(seg, owner, 3 * sizeof(long double));
+  for (int k = 0; k < K_LD; ++k) {
+    long long j = 1 + (long long)me * K_LD + k;
+    long double tok = (j % 2 ? -1 : 1) * ((long double)j + 0.25L), old = 0;
+    ASSERT_OK(dart_fetch_and_op(g_tok, &tok, &old, DART_TYPE_LONG_DOUBLE,
+                                DART_OP_REPLACE));
+    ASSERT_OK(dart_flush_local(g_tok));
+    got[k] = token_number(old);
+  }
   ASSERT_OK(dart_flush_all(seg));
-  ASSERT(old == 0 || (old >= 0.125L && old < n &&
-                      old - (long long)old == 0.125L));
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   if (me == owner) {
     ASSERT(mine[0] == 0.25L + (long double)(n * K_LD) * step);
     ASSERT(mine[1] == -1e-20L * n - 3);
     ASSERT(mine[2] == 1e15L + (n - 1) + 0.5L);
-    ASSERT(mine[3] >= 0.125L && mine[3] < n &&
-           mine[3] - (long long)mine[3] == 0.125L);
   }
+  long double left = 0;
+  ASSERT_OK(dart_get_blocking(&left, g_tok, 1, DART_TYPE_LONG_DOUBLE,
+                              DART_TYPE_LONG_DOUBLE));
+  check_tokens(DART_TEAM_ALL, n, got, K_LD, token_number(left), 0,
+               "LONG_DOUBLE");
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   ASSERT_OK(dart_team_memfree(seg));
 }

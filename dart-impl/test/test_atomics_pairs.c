@@ -392,8 +392,86 @@ static void test_all_pairs(void)
   ASSERT_OK(dart_team_memfree(seg));
 }
 
+/* Value bytes of a floating type: a long double carries 10 of its 16. */
+static size_t value_bytes(dart_datatype_t t)
+{
+  return t == DART_TYPE_LONG_DOUBLE ? 10 : tsize(t);
+}
+
+/* REPLACE through every floating type with the values whose order is
+ * not total: signed zeros, NaNs of either sign with payloads, infinities.
+ * Where MPI_Get_accumulate REPLACE races, DART replaces a LONG_DOUBLE by
+ * MIN/MAX (rma/atomics.c, minmax_replace), which must write these too.
+ * Unit 0 swaps the values in one after another on the last unit (through
+ * MPI across nodes); each fetched value must be bit for bit the one
+ * before. */
+#define N_EDGE 9
+
+static void edge_value(dart_datatype_t t, int i, unsigned char out[16])
+{
+  static const long double ld[N_EDGE] = {
+    1.5L, -0.0L, 0.0L, -0.0L, __builtin_nanl("0x123"), -2.0L,
+    -__builtin_nanl("0x5"), __builtin_infl(), -0.0L
+  };
+  memset(out, 0, 16);
+  if (t == DART_TYPE_FLOAT) {
+    float f = i == 4 ? __builtin_nanf("0x123") : i == 6 ? -__builtin_nanf("0x5")
+                                                        : (float)ld[i];
+    memcpy(out, &f, sizeof f);
+  } else if (t == DART_TYPE_DOUBLE) {
+    double d = i == 4 ? __builtin_nan("0x123") : i == 6 ? -__builtin_nan("0x5")
+                                                        : (double)ld[i];
+    memcpy(out, &d, sizeof d);
+  } else {
+    memcpy(out, &ld[i], value_bytes(t));
+  }
+}
+
+static void test_replace_edges(void)
+{
+  static const dart_datatype_t types[] = {
+    DART_TYPE_FLOAT, DART_TYPE_DOUBLE, DART_TYPE_LONG_DOUBLE
+  };
+  const int owner = n - 1;
+  dart_gptr_t seg;
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 3 * 16, DART_TYPE_BYTE,
+                                       &seg));
+  char *mine = local_base(seg, me);
+  memset(mine, 0, 3 * 16);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  for (int ti = 0; ti < 3; ++ti) {
+    dart_datatype_t t = types[ti];
+    STAGE("REPLACE %s: signed zeros, NaNs, infinities", tname(t));
+    dart_gptr_t g = gptr_at(seg, owner, (uint64_t)ti * 16);
+    if (me == 0) {
+      unsigned char before[16] = { 0 }, value[16], old[16];
+      for (int i = 0; i < N_EDGE; ++i) {
+        edge_value(t, i, value);
+        memset(old, 0xa5, sizeof old);
+        ASSERT_OK(dart_fetch_and_op(g, value, old, t, DART_OP_REPLACE));
+        ASSERT_OK(dart_flush(g));
+        if (memcmp(old, before, value_bytes(t)) != 0) {
+          FAILF("%s swap %d fetched bytes %02x%02x..%02x, not the value "
+                "swapped in before", tname(t), i, old[0], old[1],
+                old[value_bytes(t) - 1]);
+        }
+        memcpy(before, value, sizeof before);
+      }
+    }
+    ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+    if (me == owner) {
+      unsigned char last[16];
+      edge_value(t, N_EDGE - 1, last);
+      ASSERT(memcmp(mine + ti * 16, last, value_bytes(t)) == 0);
+    }
+  }
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
 static const struct test_case cases[] = {
   { "all_pairs", test_all_pairs },
+  { "replace_edges", test_replace_edges },
 };
 
 int main(int argc, char **argv)

@@ -43,8 +43,9 @@
  *   beside it (none in 400 such runs since).
  *   get_accumulate_replace_races sends a 1- or 2-byte fetch-and-replace
  *   through the 4-byte word like a compare-and-swap
- *   (rma/atomics.c, narrow_replace_by_swap). A 16-byte LONG_DOUBLE has no
- *   such word and still takes MPI_Get_accumulate. Plain MPI programs
+ *   (rma/atomics.c, narrow_replace_by_swap) and makes a 16-byte
+ *   LONG_DOUBLE one an MPI_MAX or MPI_MIN that writes the operand
+ *   (rma/atomics.c, minmax_replace). Plain MPI programs
  *   with up to 4 processes and 100 000 calls did not show the race, so
  *   it has no quirk_*.c of its own.
  * - MPI_Rput/MPI_Rget on a dynamic window look up the wrong region and

@@ -215,6 +215,48 @@ static bool narrow_replace_by_swap(dart_datatype_t dtype)
          datatype_get(dtype)->base_size < 4;
 }
 
+/* A LONG_DOUBLE fetch-and-replace where MPI_Fetch_and_op cannot take it
+ * and MPI_Get_accumulate with MPI_REPLACE races (core/quirks.h,
+ * get_accumulate_replace_races): as MPI_MAX or MPI_MIN, which Open MPI
+ * computes with a flush between read and write. Its predefined MAX is
+ * target = target > operand ? target : operand, MIN the same with <
+ * (ompi/mca/op/base/op_base_functions.c, applied with the target as
+ * `out`), so the operand is written exactly when the comparison is
+ * false: ties, signed zeros and NaNs included. A MAX whose fetched value
+ * is above the operand (a MIN: below) changed nothing and is tried again
+ * the other way; each try either replaced atomically, returning the old
+ * value, or learnt that someone else changed the element since.
+ * test_atomics_edge.c checks the signed zeros and NaNs. */
+static bool replace_by_minmax(dart_datatype_t dtype)
+{
+  return mpi_quirks.get_accumulate_replace_races &&
+         dtype == DART_TYPE_LONG_DOUBLE &&
+         !mpi_fetch_and_op_works(dtype, DART_OP_REPLACE);
+}
+
+static int minmax_replace(const struct target *t, const void *value,
+                          void *result)
+{
+  long double operand, now;
+  memcpy(&operand, value, sizeof operand);
+  bool down = false; /* MAX first: no read ahead of the first try */
+  for (;;) {
+    int err = MPI_Get_accumulate(&operand, 1, MPI_LONG_DOUBLE, &now, 1,
+                                 MPI_LONG_DOUBLE, t->unit, t->disp, 1,
+                                 MPI_LONG_DOUBLE, down ? MPI_MIN : MPI_MAX,
+                                 t->win);
+    err = err == MPI_SUCCESS ? flush_local(t) : err;
+    if (err != MPI_SUCCESS) {
+      return err;
+    }
+    if (down ? !(now < operand) : !(now > operand)) {
+      memcpy(result, &now, sizeof now); /* replaced: `now` was the old */
+      return MPI_SUCCESS;
+    }
+    down = now > operand;
+  }
+}
+
 /* MIN/MAX on one element where MPI orders the type wrongly: read, pick,
  * swap in, until no one changed the element in between. */
 static int emulated_minmax(const char *call, struct target *t,
@@ -395,6 +437,9 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
              narrow_replace_by_swap(dtype)) {
     err = narrow_swap(call, &t, values, NULL, result,
                       datatype_get(dtype)->base_size, &ret);
+  } else if (result != NULL && op == DART_OP_REPLACE &&
+             replace_by_minmax(dtype)) {
+    err = minmax_replace(&t, values, result);
   } else if (result != NULL && !mpi_fetch_and_op_works(dtype, op)) {
     err = MPI_Get_accumulate(values, 1, atomic_type[dtype], result, 1,
                              atomic_type[dtype], t.unit, t.disp, 1,
