@@ -226,7 +226,7 @@ static bool narrow_replace_by_swap(dart_datatype_t dtype)
  * is above the operand (a MIN: below) changed nothing and is tried again
  * the other way; each try either replaced atomically, returning the old
  * value, or learnt that someone else changed the element since.
- * test_atomics_edge.c checks the signed zeros and NaNs. */
+ * test_atomics_pairs.c (replace_edges) checks signed zeros and NaNs. */
 static bool replace_by_minmax(dart_datatype_t dtype)
 {
   return mpi_quirks.get_accumulate_replace_races &&
