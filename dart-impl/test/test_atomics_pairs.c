@@ -5,6 +5,8 @@
  * (the MPIs here order them as signed, the runtime must not), NO_OP
  * reads, REPLACE swaps, long double. Each result is checked against a
  * model of the operation written out here, independently of the runtime.
+ * replace_edges swaps signed zeros, NaNs and infinities in with REPLACE,
+ * bit for bit, in every floating type.
  * Shared part: test_atomics_common.h.
  *
  * Operands are chosen so the final value is exact whatever the order in
