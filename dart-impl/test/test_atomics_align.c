@@ -35,7 +35,6 @@
 
 #define REGION 128
 #define FIRST 32
-#define LD_BYTES 10 /* the value bytes of an x86 long double */
 
 static int me, n;
 static dart_gptr_t seg;
@@ -46,28 +45,21 @@ static bool integral(dart_datatype_t t)
   return t >= DART_TYPE_BYTE && t <= DART_TYPE_ULONGLONG;
 }
 
-/* Bytes of an element that carry its value (long double: 10 of 16). */
-static size_t value_bytes(dart_datatype_t t)
-{
-  return t == DART_TYPE_LONG_DOUBLE ? LD_BYTES : basic_size(t);
-}
-
 static unsigned char guard_byte(int unit, int target, size_t k)
 {
   return (unsigned char)(0x5a ^ (k * 29) ^ (unit * 7) ^ (target * 3));
 }
 
-/* An operand: fresh bytes with the top bit set. Past value_bytes it
+/* An operand: fresh bytes with the top bit set. Past basic_value_bytes it
  * copies `old`, so a long double's padding is the same whether or not
  * the runtime writes it. */
 static void make_value(unsigned char *v, const unsigned char *old,
                        dart_datatype_t t, int salt)
 {
-  size_t s = basic_size(t);
+  size_t s = basic_size(t), value = basic_value_bytes(t);
   for (size_t k = 0; k < s; ++k) {
-    v[k] = k < value_bytes(t) ? (unsigned char)(0x80 | ((salt * 37 + k * 11)
-                                                        & 0x7f))
-                              : old[k];
+    v[k] = k < value ? (unsigned char)(0x80 | ((salt * 37 + k * 11) & 0x7f))
+                     : old[k];
   }
   /* a float must stay a number (no NaN: bit patterns are compared) */
   if (t == DART_TYPE_FLOAT || t == DART_TYPE_DOUBLE) {
@@ -110,7 +102,7 @@ static void check_region(int target, const unsigned char *expect,
 static void check_fetched(const unsigned char *result,
                           const unsigned char *expect, dart_datatype_t t)
 {
-  ASSERT_EQ(memcmp(result, expect, value_bytes(t)), 0);
+  ASSERT_EQ(memcmp(result, expect, basic_value_bytes(t)), 0);
 }
 
 /* Every entry on a misaligned element: DART_ERR_INVAL, results as they

@@ -394,12 +394,6 @@ static void test_all_pairs(void)
   ASSERT_OK(dart_team_memfree(seg));
 }
 
-/* Value bytes of a floating type: a long double carries 10 of its 16. */
-static size_t value_bytes(dart_datatype_t t)
-{
-  return t == DART_TYPE_LONG_DOUBLE ? 10 : tsize(t);
-}
-
 /* REPLACE through every floating type with the values whose order is
  * not total: signed zeros, NaNs of either sign with payloads, infinities.
  * Where MPI_Get_accumulate REPLACE races, DART replaces a LONG_DOUBLE by
@@ -409,24 +403,31 @@ static size_t value_bytes(dart_datatype_t t)
  * before. */
 #define N_EDGE 9
 
+/* Each value in every floating type: a NaN's payload does not survive a
+ * conversion, so each type has its own column. */
+static const struct {
+  float       f;
+  double      d;
+  long double ld;
+} edges[N_EDGE] = {
+  { 1.5f, 1.5, 1.5L },
+  { -0.0f, -0.0, -0.0L },
+  { 0.0f, 0.0, 0.0L },
+  { -0.0f, -0.0, -0.0L },
+  { __builtin_nanf("0x123"), __builtin_nan("0x123"), __builtin_nanl("0x123") },
+  { -2.0f, -2.0, -2.0L },
+  { -__builtin_nanf("0x5"), -__builtin_nan("0x5"), -__builtin_nanl("0x5") },
+  { __builtin_inff(), __builtin_inf(), __builtin_infl() },
+  { -0.0f, -0.0, -0.0L },
+};
+
 static void edge_value(dart_datatype_t t, int i, unsigned char out[16])
 {
-  static const long double ld[N_EDGE] = {
-    1.5L, -0.0L, 0.0L, -0.0L, __builtin_nanl("0x123"), -2.0L,
-    -__builtin_nanl("0x5"), __builtin_infl(), -0.0L
-  };
+  const void *v = t == DART_TYPE_FLOAT    ? (const void *)&edges[i].f
+                  : t == DART_TYPE_DOUBLE ? (const void *)&edges[i].d
+                                          : (const void *)&edges[i].ld;
   memset(out, 0, 16);
-  if (t == DART_TYPE_FLOAT) {
-    float f = i == 4 ? __builtin_nanf("0x123") : i == 6 ? -__builtin_nanf("0x5")
-                                                        : (float)ld[i];
-    memcpy(out, &f, sizeof f);
-  } else if (t == DART_TYPE_DOUBLE) {
-    double d = i == 4 ? __builtin_nan("0x123") : i == 6 ? -__builtin_nan("0x5")
-                                                        : (double)ld[i];
-    memcpy(out, &d, sizeof d);
-  } else {
-    memcpy(out, &ld[i], value_bytes(t));
-  }
+  memcpy(out, v, basic_value_bytes(t));
 }
 
 static void test_replace_edges(void)
@@ -452,10 +453,10 @@ static void test_replace_edges(void)
         memset(old, 0xa5, sizeof old);
         ASSERT_OK(dart_fetch_and_op(g, value, old, t, DART_OP_REPLACE));
         ASSERT_OK(dart_flush(g));
-        if (memcmp(old, before, value_bytes(t)) != 0) {
+        if (memcmp(old, before, basic_value_bytes(t)) != 0) {
           FAILF("%s swap %d fetched bytes %02x%02x..%02x, not the value "
                 "swapped in before", tname(t), i, old[0], old[1],
-                old[value_bytes(t) - 1]);
+                old[basic_value_bytes(t) - 1]);
         }
         memcpy(before, value, sizeof before);
       }
@@ -464,7 +465,7 @@ static void test_replace_edges(void)
     if (me == owner) {
       unsigned char last[16];
       edge_value(t, N_EDGE - 1, last);
-      ASSERT(memcmp(mine + ti * 16, last, value_bytes(t)) == 0);
+      ASSERT(memcmp(mine + ti * 16, last, basic_value_bytes(t)) == 0);
     }
   }
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));

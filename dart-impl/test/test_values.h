@@ -80,6 +80,14 @@ static size_t basic_size(dart_datatype_t t)
   return 0;
 }
 
+/* Bytes of a basic type that carry its value: an x86 long double's 10 of
+ * its 16 (the rest is padding, which no operation need keep). */
+__attribute__((unused))
+static size_t basic_value_bytes(dart_datatype_t t)
+{
+  return t == DART_TYPE_LONG_DOUBLE ? 10 : basic_size(t);
+}
+
 /* Name of a basic type, NULL for anything else. */
 __attribute__((unused))
 static const char *basic_name(dart_datatype_t t)
