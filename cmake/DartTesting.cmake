@@ -18,7 +18,8 @@
 # the first node count listed (<target>.u<n>.n1 where NODES has 1); the
 # other simulated-node variants are registered as skipped tests that say
 # why. The launcher's limit is TIMEOUT, ctest's 60 s more (for the
-# backtraces of a hung run). dart_cluster_skip(<name> <reason>) registers
+# backtraces of a hung run); runs with at most one unit per host carry the
+# label one-per-host. dart_cluster_skip(<name> <reason>) registers
 # such a skip for tests that need a single host.
 
 option(DART_TEST_CLUSTER
@@ -159,6 +160,11 @@ ${base}.u${n}.n${real_k} runs on real hosts")
         # Room for the backtraces of a hung run after the launcher's limit.
         math(EXPR limit "${T_TIMEOUT} + 60")
         set_tests_properties(${name} PROPERTIES TIMEOUT ${limit})
+        # At most one unit per host: the runs "ctest -L one-per-host"
+        # picks (scripts/test.sh --one-per-host).
+        if(NOT n GREATER DART_TEST_CLUSTER_NODES)
+          set_property(TEST ${name} APPEND PROPERTY LABELS one-per-host)
+        endif()
       endif()
     endforeach()
   endforeach()

@@ -8,14 +8,16 @@
 # with -DDART_TEST_CLUSTER=ON) launches every test through that cluster, 2
 # units as 1 per host and 4 as 2 per host. "cluster" is both MPIs;
 # cluster-asan is Open MPI with the sanitizers. The cluster is private to
-# this run and removed at its end, whatever happens.
+# this run and removed at its end, whatever happens. --one-per-host after
+# a cluster variant runs only the runs with at most one unit per host
+# (ctest label one-per-host).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
 usage() {
   cat <<USAGE
 usage: scripts/test.sh [openmpi|mpich|asan|all|cluster|cluster-openmpi|
-                       cluster-mpich|cluster-asan]
+                       cluster-mpich|cluster-asan [--one-per-host]]
   Installs the Debian packages that are missing, builds into
   build/<variant> with warnings as errors, and runs the whole suite under
   ctest (1 to 4 units, one node and two simulated nodes).
@@ -26,11 +28,23 @@ usage: scripts/test.sh [openmpi|mpich|asan|all|cluster|cluster-openmpi|
   cluster-openmpi  across 2 hosts of a virtual cluster (root only)
   cluster-mpich    the same with MPICH; cluster: both
   cluster-asan     across the virtual cluster, Open MPI, with the sanitizers
+  --one-per-host   after a cluster variant: only the runs with at most one
+                   unit per host (ctest -L one-per-host)
   -h, --help       this text
 USAGE
 }
 
 # Checked before anything is installed or built.
+ctest_filter=()
+if (($# == 2)) && [ "$2" = --one-per-host ]; then
+  case "$1" in
+    cluster|cluster-openmpi|cluster-mpich|cluster-asan) ;;
+    *) echo "test.sh: --one-per-host goes with a cluster variant" >&2
+       usage >&2; exit 2 ;;
+  esac
+  ctest_filter=(-L one-per-host)
+  set -- "$1"
+fi
 (($# <= 1)) || { echo "test.sh: one variant at most" >&2; usage >&2; exit 2; }
 case "${1:-}" in
   ""|openmpi|mpich|asan|all|cluster|cluster-openmpi|cluster-mpich|\
@@ -62,7 +76,7 @@ run_cluster() { # run_cluster VARIANT... (openmpi, mpich, asan)
     "$root/scripts/build.sh" --cluster "$variant"
     echo "=== cluster-$variant: ctest across 2 hosts"
     ctest --test-dir "$root/build/cluster-$variant" --output-on-failure \
-          --timeout 300 -j 2 || status=1
+          --timeout 300 -j 2 "${ctest_filter[@]}" || status=1
   done
   "$root/scripts/cluster.sh" down
   trap - EXIT

@@ -62,6 +62,5 @@ int main(int argc, char **argv)
 
   MPI_Win_unlock_all(win);
   MPI_Win_free(&win);
-  MPI_Finalize();
-  return rc;
+  return mpi_peer_finish(rc);
 }

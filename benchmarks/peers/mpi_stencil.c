@@ -72,6 +72,5 @@ int main(int argc, char **argv)
 
   MPI_Win_unlock_all(s.win);
   MPI_Win_free(&s.win);
-  MPI_Finalize();
-  return rc;
+  return mpi_peer_finish(rc);
 }
