@@ -21,8 +21,5 @@ function(dart_add_bad_input_test name)
   set_tests_properties(bad-input.${name} PROPERTIES
     ENVIRONMENT "${DART_TEST_ENV_${DART_MPI_IMPL}};${T_ENV}" TIMEOUT 60
     LABELS "bad-input")
-  # Across the virtual cluster as in cmake/DartTesting.cmake.
-  if(DART_TEST_CLUSTER AND NOT T_UNITS GREATER DART_TEST_CLUSTER_NODES)
-    set_property(TEST bad-input.${name} APPEND PROPERTY LABELS one-per-host)
-  endif()
+  dart_cluster_label(bad-input.${name} "${T_UNITS}")
 endfunction()

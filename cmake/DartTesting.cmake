@@ -52,6 +52,16 @@ function(dart_cluster_skip name reason)
                        LABELS "cluster-skip")
 endfunction()
 
+# dart_cluster_label(<test> <units>): across the virtual cluster, a run of
+# at most one unit per host (or of no launcher, <units> empty) carries the
+# label one-per-host ("ctest -L one-per-host", scripts/test.sh
+# --one-per-host).
+function(dart_cluster_label test units)
+  if(DART_TEST_CLUSTER AND NOT "${units}" GREATER DART_TEST_CLUSTER_NODES)
+    set_property(TEST ${test} APPEND PROPERTY LABELS one-per-host)
+  endif()
+endfunction()
+
 # Every launch may run more units than cores, and CI runs as root.
 set(DART_TEST_ENV_openmpi
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -160,11 +170,7 @@ ${base}.u${n}.n${real_k} runs on real hosts")
         # Room for the backtraces of a hung run after the launcher's limit.
         math(EXPR limit "${T_TIMEOUT} + 60")
         set_tests_properties(${name} PROPERTIES TIMEOUT ${limit})
-        # At most one unit per host: the runs "ctest -L one-per-host"
-        # picks (scripts/test.sh --one-per-host).
-        if(NOT n GREATER DART_TEST_CLUSTER_NODES)
-          set_property(TEST ${name} APPEND PROPERTY LABELS one-per-host)
-        endif()
+        dart_cluster_label(${name} ${n})
       endif()
     endforeach()
   endforeach()
