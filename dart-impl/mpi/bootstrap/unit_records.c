@@ -1,5 +1,6 @@
 /* The readers' side of the bootstrap (unit_records.h). */
 #include "mpi/bootstrap/state.h"
+#include "mpi/core/quirks.h"
 #include "mpi/core/runtime.h"
 
 #include <string.h>
@@ -19,7 +20,9 @@ static dart_ret_t fetch_record(int32_t unit, uint32_t slot,
                     (MPI_Aint)slot * (MPI_Aint)boot.db.slot_size, count,
                     MPI_BYTE, boot.fetch_win);
   if (err == MPI_SUCCESS) {
-    err = MPI_Win_flush(target, boot.fetch_win);
+    err = mpi_win_flush_settled(target, boot.fetch_win,
+                                (MPI_Aint)slot * (MPI_Aint)boot.db.slot_size,
+                                true);
   }
   if (err != MPI_SUCCESS) {
     return report_mpi_error("unit_record_get", "MPI_Get", err);

@@ -31,6 +31,13 @@ void progress_poll(void);
  * an MPI_Test loop that polls and yields. Returns the MPI error code
  * (that of the request itself, e.g. MPI_ERR_TRUNCATE). */
 int progress_wait(MPI_Request *request);
+/* Completes a one-sided request (MPI_Rget, MPI_Rget_accumulate) by an
+ * MPI_Test loop that polls the hook and yields the core every few tests,
+ * whatever the hook says: for an MPI whose own waits spin without ever
+ * yielding while the target may need this very core to serve the request
+ * (core/quirks.h, rma_waits_spin). */
+int progress_wait_yielding(MPI_Request *request);
+
 /* progress_wait after a call that started `request` and returned `err`. */
 static inline int progress_complete(int err, MPI_Request *request)
 {

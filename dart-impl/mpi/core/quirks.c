@@ -1,5 +1,6 @@
 /* Detection of the MPI library's quirks (see the header). */
 #include "mpi/core/quirks.h"
+#include "mpi/core/progress.h"
 #include "mpi/core/runtime.h"
 
 #include <stdint.h>
@@ -203,6 +204,23 @@ void mpi_quirks_before_user_finalize(void)
   }
 }
 
+int mpi_win_flush_settled(int unit, MPI_Win win, MPI_Aint probe,
+                          bool remote)
+{
+  if (mpi_quirks.rma_waits_spin && probe != MPI_NO_PROBE) {
+    unsigned char seen;
+    MPI_Request request;
+    int err = MPI_Rget_accumulate(NULL, 0, MPI_BYTE, &seen, 1, MPI_BYTE,
+                                  unit, probe, 1, MPI_BYTE, MPI_NO_OP, win,
+                                  &request);
+    err = err == MPI_SUCCESS ? progress_wait_yielding(&request) : err;
+    if (err != MPI_SUCCESS) {
+      return err;
+    }
+  }
+  return remote ? MPI_Win_flush(unit, win) : mpi_win_flush_local(unit, win);
+}
+
 /* Open MPI names a window "<component> window <n>": an empty probe window
  * made as DART's segments are (MPI_Win_create) tells which one-sided
  * component serves them. `component` stays empty under other MPIs. */
@@ -239,6 +257,7 @@ dart_ret_t mpi_quirks_detect(const char *call, MPI_Comm world)
     .window_per_segment = open_mpi,
     .accumulate_by_fetch = open_mpi,
     .quiet_before_finalize = !open_mpi && mpich_ucx_finalize_waits(),
+    .rma_waits_spin = !open_mpi,
   };
   int size = 0;
   MPI_Comm_size(world, &size);

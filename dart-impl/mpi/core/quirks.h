@@ -98,6 +98,21 @@
  * order, and in 4 of 26 on a busier machine (variant quiet; about half
  * without), so it narrows the race and does not close it.
  *
+ * MPICH 4.0 spins in its blocking RMA completions (MPI_Win_flush,
+ * MPI_Win_flush_local, MPI_Wait) without ever yielding the core, and on
+ * DART's dynamic windows its RMA is served by the target's progress
+ * engine, inside node and across. With more units than cores a blocking
+ * get then waits until the scheduler happens to run the target, a
+ * timeslice or more: test_team_sync.noshm at 4 units on 2 cores took 80 s
+ * against 0.7 s under Open MPI, which yields when idle. MPICH's
+ * MPIR_CVAR_POLLS_BEFORE_YIELD is read by ch3 only. rma_waits_spin:
+ * blocking gets and fetching atomics complete through a request and
+ * progress_wait_yielding (core/progress.h), and before a blocking flush
+ * progress_rma_settle reads a byte of the target, yielding, so that the
+ * flush finds the target's replies on their way. No quirk_*.c: what it
+ * costs is time, which the MPICH ctest phase shows (README, known
+ * problems).
+ *
  * Both libraries: MPI_MIN and MPI_MAX compare unsigned types as signed
  * (MPICH 4.0.2 every unsigned type, pmodels/mpich #6083, fixed by its PR
  * #6085; Open MPI 4.1.4 MPI_UNSIGNED_LONG, ompi #10525, fixed by ompi PR
@@ -125,6 +140,7 @@ struct mpi_quirks {
   bool window_per_segment;
   bool accumulate_by_fetch;
   bool quiet_before_finalize; /* MPICH < 4.2, ch4:ucx: see above */
+  bool rma_waits_spin; /* MPICH: see above */
 };
 extern struct mpi_quirks mpi_quirks;
 
@@ -182,6 +198,20 @@ MPI_Datatype mpi_minmax_type(dart_datatype_t type);
  * (one log line) when MPI cannot create a window at all, since nothing of
  * DART's memory could be reached then. */
 dart_ret_t mpi_quirks_detect(const char *call, MPI_Comm world);
+
+/* For mpi_win_flush_settled: no byte of the target is known. */
+#define MPI_NO_PROBE ((MPI_Aint)-1)
+
+/* MPI_Win_flush of `unit` (`remote`) or mpi_win_flush_local, where MPI's
+ * flushes spin without yielding (rma_waits_spin) preceded by a one-byte
+ * MPI_Rget_accumulate with MPI_NO_OP from displacement `probe` of `unit`
+ * (a byte of its memory in `win`, or MPI_NO_PROBE), completed by
+ * progress_wait_yielding: the target serves this origin's operations in
+ * order, so once the probe is back the flush finds little or nothing
+ * left to wait for. An accumulate rather than a get: it cannot conflict
+ * with atomics of other units on the same byte. */
+int mpi_win_flush_settled(int unit, MPI_Win win, MPI_Aint probe,
+                          bool remote);
 
 /* MPI_Win_flush_local, or MPI_Win_flush where the former hangs. */
 static inline int mpi_win_flush_local(int unit, MPI_Win win)

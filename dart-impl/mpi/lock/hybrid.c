@@ -38,7 +38,8 @@ static dart_ret_t net_cas(const char *call, struct dart_lock_struct *l,
   int err = MPI_Compare_and_swap(&value, &compare, old, MPI_INT64_T, l->home,
                                  l->net_disp, l->net_win);
   if (err == MPI_SUCCESS) {
-    err = MPI_Win_flush(l->home, l->net_win);
+    err = mpi_win_flush_settled(l->home, l->net_win, l->net_disp,
+                                true);
   }
   mpi_serial_leave();
   return err == MPI_SUCCESS ? DART_OK
@@ -53,7 +54,8 @@ static dart_ret_t net_read(const char *call, struct dart_lock_struct *l,
   int err = MPI_Fetch_and_op(NULL, value, MPI_INT64_T, l->home,
                              l->net_disp, MPI_NO_OP, l->net_win);
   if (err == MPI_SUCCESS) {
-    err = MPI_Win_flush(l->home, l->net_win);
+    err = mpi_win_flush_settled(l->home, l->net_win, l->net_disp,
+                                true);
   }
   mpi_serial_leave();
   return err == MPI_SUCCESS ? DART_OK

@@ -23,7 +23,8 @@ static dart_ret_t mcs_cas(const char *call, struct dart_lock_struct *l,
   int err = MPI_Compare_and_swap(&value, &compare, old, MPI_INT64_T, unit,
                                  l->net_disp + word, l->win);
   if (err == MPI_SUCCESS) {
-    err = MPI_Win_flush(unit, l->win);
+    err = mpi_win_flush_settled(unit, l->win, l->net_disp + word,
+                                true);
   }
   mpi_serial_leave();
   return err == MPI_SUCCESS ? DART_OK
@@ -38,7 +39,8 @@ static dart_ret_t mcs_read(const char *call, struct dart_lock_struct *l,
   int err = MPI_Fetch_and_op(NULL, value, MPI_INT64_T, l->me,
                              l->net_disp + word, MPI_NO_OP, l->win);
   if (err == MPI_SUCCESS) {
-    err = MPI_Win_flush(l->me, l->win);
+    err = mpi_win_flush_settled(l->me, l->win, l->net_disp + word,
+                                true);
   }
   mpi_serial_leave();
   return err == MPI_SUCCESS ? DART_OK

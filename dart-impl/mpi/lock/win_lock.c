@@ -4,6 +4,7 @@
  * way to implement dart_lock_try_acquire; each acquire, try and release
  * here is one exclusive epoch, retried with back-off while owned.) */
 #include "mpi/core/progress.h"
+#include "mpi/core/quirks.h"
 #include "mpi/core/runtime.h"
 #include "mpi/core/serialize.h"
 #include "mpi/lock/lock.h"
@@ -23,7 +24,7 @@ static dart_ret_t owner_update(const char *call, struct dart_lock_struct *l,
     what = "MPI_Get";
     err = MPI_Get(old, 1, MPI_INT64_T, l->home, 0, 1, MPI_INT64_T, l->win);
     if (err == MPI_SUCCESS) {
-      err = MPI_Win_flush(l->home, l->win);
+      err = mpi_win_flush_settled(l->home, l->win, 0, true);
     }
     if (err == MPI_SUCCESS && *old == expect) {
       what = "MPI_Put";

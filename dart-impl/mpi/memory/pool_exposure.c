@@ -155,7 +155,8 @@ static int write_state(uint64_t state)
     err = MPI_Fetch_and_op(&state, &old, MPI_UINT64_T, exposure.me, 0,
                            MPI_REPLACE, exposure.ctl_win);
     if (err == MPI_SUCCESS) {
-      err = MPI_Win_flush(exposure.me, exposure.ctl_win);
+      err = mpi_win_flush_settled(exposure.me, exposure.ctl_win, 0,
+                                  true);
     });
   return err;
 }
@@ -167,7 +168,7 @@ static int read_state(int unit, uint64_t *state)
     err = MPI_Fetch_and_op(NULL, state, MPI_UINT64_T, unit, 0, MPI_NO_OP,
                            exposure.ctl_win);
     if (err == MPI_SUCCESS) {
-      err = MPI_Win_flush(unit, exposure.ctl_win);
+      err = mpi_win_flush_settled(unit, exposure.ctl_win, 0, true);
     });
   return err;
 }

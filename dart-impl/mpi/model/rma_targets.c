@@ -1,6 +1,7 @@
 #include "mpi/model/rma_targets.h"
 #include "mpi/core/quirks.h"
 #include "mpi/core/serialize.h"
+#include "mpi/model/segment.h"
 
 #include <stdlib.h>
 
@@ -41,15 +42,16 @@ void rma_targets_free(struct rma_targets *t)
 
 /* Flushes the units whose bits are set in `bits`, word `w`; on failure
  * the bits not yet flushed are put back for the next attempt. */
-static int flush_word(struct rma_targets *t, MPI_Win win, bool local_only,
-                      int w, uint_least64_t bits)
+static int flush_word(struct rma_targets *t, const struct segment *seg,
+                      bool local_only, int w, uint_least64_t bits)
 {
   while (bits != 0) {
     int b = __builtin_ctzll(bits);
     int unit = w * 64 + b;
     int err;
-    MPI_SERIALIZED(err = local_only ? mpi_win_flush_local(unit, win)
-                                    : MPI_Win_flush(unit, win));
+    MPI_SERIALIZED(err = mpi_win_flush_settled(unit, seg->win,
+                                               segment_probe(seg, unit),
+                                               !local_only));
     if (err != MPI_SUCCESS) {
       atomic_fetch_or_explicit(local_only ? &t->local[w] : &t->remote[w],
                                bits, memory_order_relaxed);
@@ -60,9 +62,10 @@ static int flush_word(struct rma_targets *t, MPI_Win win, bool local_only,
   return MPI_SUCCESS;
 }
 
-int rma_targets_flush_all(struct rma_targets *t, MPI_Win win,
+int rma_targets_flush_all(struct rma_targets *t, const struct segment *seg,
                           bool local_only)
 {
+  MPI_Win win = seg->win;
   if (t->remote == NULL) { /* never set up: nothing better to do */
     int err;
     MPI_SERIALIZED(err = local_only ? MPI_Win_flush_local_all(win)
@@ -81,7 +84,7 @@ int rma_targets_flush_all(struct rma_targets *t, MPI_Win win,
       bits |= atomic_exchange_explicit(&t->local[w], 0,
                                        memory_order_acquire);
     }
-    err = flush_word(t, win, local_only, w, bits);
+    err = flush_word(t, seg, local_only, w, bits);
   }
   pthread_mutex_unlock(&t->lock);
   return err;

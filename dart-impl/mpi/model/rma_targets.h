@@ -52,10 +52,12 @@ static inline void rma_targets_mark(struct rma_targets *t, int unit)
   }
 }
 
+struct segment;
+
 /* Completes every operation marked before the call: MPI_Win_flush (or,
- * with `local_only`, MPI_Win_flush_local) of each marked unit. Returns
- * the MPI error code. */
-int rma_targets_flush_all(struct rma_targets *t, MPI_Win win,
+ * with `local_only`, MPI_Win_flush_local) of each marked unit of `seg`,
+ * whose set `t` is, on its window. Returns the MPI error code. */
+int rma_targets_flush_all(struct rma_targets *t, const struct segment *seg,
                           bool local_only);
 
 #endif

@@ -3,6 +3,7 @@
 #ifndef DART_MPI_SEGMENT_H
 #define DART_MPI_SEGMENT_H
 
+#include "mpi/core/quirks.h"
 #include "mpi/model/rma_targets.h"
 
 struct acc_batches;
@@ -63,6 +64,15 @@ struct segment {
   const struct segment_watch *watch; /* NULL: portions never change */
   struct segment    *next_retired;
 };
+
+/* A byte of `unit`'s portion in seg->win for mpi_win_flush_settled
+ * (core/quirks.h), or MPI_NO_PROBE: the portion is empty, or its size may
+ * have changed since this unit read it (a watched segment). */
+static inline MPI_Aint segment_probe(const struct segment *seg, int unit)
+{
+  return seg->watch == NULL && seg->sizes[unit] > 0 ? seg->disps[unit]
+                                                    : MPI_NO_PROBE;
+}
 
 /* Ids agree across members without messages: every member runs the same
  * collective allocations, and between two of them frees the same set of

@@ -114,8 +114,7 @@ static int send_complete(struct acc_batch *b, int unit, MPI_Win win,
   MPI_SERIALIZED(
     err = send_distinct(b, unit, win, disps, values, n);
     if (err == MPI_SUCCESS) {
-      err = remote ? MPI_Win_flush(unit, win)
-                   : mpi_win_flush_local(unit, win);
+      err = mpi_win_flush_settled(unit, win, disps[0], remote);
     });
   return err;
 }

@@ -121,7 +121,7 @@ static bool accumulate_as_fetch(size_t nelem, dart_datatype_t dtype,
 
 static int flush_local(const struct target *t)
 {
-  return mpi_win_flush_local(t->unit, t->win);
+  return mpi_win_flush_settled(t->unit, t->win, t->disp, false);
 }
 
 /* A 1- or 2-byte swap where MPI gets them wrong (core/quirks.h,

@@ -5,6 +5,7 @@
 #include "base/basic_types.h"
 #include "base/handle_table.h"
 #include "mpi/core/large_count.h"
+#include "mpi/core/progress.h"
 #include "mpi/core/quirks.h"
 #include "mpi/core/runtime.h"
 #include "mpi/core/serialize.h"
@@ -27,6 +28,7 @@ struct pending_transfer {
   MPI_Request request; /* MPI_REQUEST_NULL once locally complete */
   MPI_Win     win;
   int         unit;
+  MPI_Aint    disp;   /* of the first byte at the target */
   bool        is_put;
   bool        by_request; /* an MPI_Rput/MPI_Rget, else a flush completes */
 };
@@ -253,12 +255,21 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
   /* MPICH 4.0's MPI_Rget completes its request before a strided or
    * indexed layout (either side) holds the data (seen on the local pool's
    * window): such transfers are tracked like Open MPI's, by a flush. */
-  bool by_request = completion == WITH_HANDLE &&
-                    !mpi_quirks.request_rma_broken &&
-                    is_contiguous_kind(local_type) &&
+  bool contiguous = is_contiguous_kind(local_type) &&
                     is_contiguous_kind(remote_type);
+  bool by_request = completion == WITH_HANDLE &&
+                    !mpi_quirks.request_rma_broken && contiguous;
+  /* A blocking get where MPI's own wait would spin without yielding
+   * (core/quirks.h, rma_waits_spin) completes by its request instead. */
+  bool yielding_get = completion == COMPLETE && !is_put && contiguous &&
+                      mpi_quirks.rma_waits_spin;
   mpi_serial_enter(); /* up to the flush (core/serialize.h) */
-  if (by_request) {
+  if (yielding_get) {
+    what = "MPI_Rget";
+    err = MPI_Rget(local, lc.count, lc.type, t.unit, t.disp, rc.count,
+                   rc.type, t.win, &request);
+    err = err == MPI_SUCCESS ? progress_wait_yielding(&request) : err;
+  } else if (by_request) {
     what = is_put ? "MPI_Rput" : "MPI_Rget";
     err = is_put ? MPI_Rput(local, lc.count, lc.type, t.unit, t.disp,
                             rc.count, rc.type, t.win, &request)
@@ -273,10 +284,9 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
   if (err == MPI_SUCCESS && completion != COMPLETE) {
     target_rma_issued(&t); /* a blocking transfer completes right here */
   }
-  if (err == MPI_SUCCESS && completion == COMPLETE) {
+  if (err == MPI_SUCCESS && completion == COMPLETE && !yielding_get) {
     what = "MPI_Win_flush";
-    err = is_put ? MPI_Win_flush(t.unit, t.win)
-                 : mpi_win_flush_local(t.unit, t.win);
+    err = mpi_win_flush_settled(t.unit, t.win, t.disp, is_put);
   }
   mpi_serial_leave();
   mpi_count_release(&lc);
@@ -289,13 +299,13 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
     intptr_t id = p == NULL ? 0 : handle_table_insert(&pending, p);
     if (id == 0) {
       /* No handle to give: complete the transfer here instead. */
-      struct pending_transfer now = { request, t.win, t.unit, is_put,
-                                      by_request };
+      struct pending_transfer now = { request, t.win, t.unit, t.disp,
+                                      is_put, by_request };
       complete(&now, true);
       free(p);
       return DART_OK;
     }
-    *p = (struct pending_transfer){ request, t.win, t.unit, is_put,
+    *p = (struct pending_transfer){ request, t.win, t.unit, t.disp, is_put,
                                     by_request };
     *handle = (dart_handle_t)(uintptr_t)id;
   }
@@ -462,10 +472,11 @@ static dart_ret_t flush(const char *call, dart_gptr_t gptr, bool all_units,
     return report_mpi_error(call, "MPI_Accumulate", err);
   }
   if (all_units) { /* serialized inside (rma_targets.c) */
-    err = rma_targets_flush_all(&seg->rma_targets, win, local_only);
+    err = rma_targets_flush_all(&seg->rma_targets, seg, local_only);
   } else {
-    MPI_SERIALIZED(err = local_only ? mpi_win_flush_local(unit, win)
-                                    : MPI_Win_flush(unit, win));
+    MPI_SERIALIZED(err = mpi_win_flush_settled(unit, win,
+                                               segment_probe(seg, unit),
+                                               !local_only));
   }
   /* Only a flush of all units completes everything issued before it. */
   if (err == MPI_SUCCESS && all_units) {
@@ -554,12 +565,13 @@ static int complete(struct pending_transfer *p, bool remote)
   int err = MPI_SUCCESS;
   mpi_serial_enter(); /* core/serialize.h */
   if (p->by_request) {
-    err = MPI_Wait(&p->request, MPI_STATUS_IGNORE);
+    err = mpi_quirks.rma_waits_spin ? progress_wait_yielding(&p->request)
+                                    : MPI_Wait(&p->request, MPI_STATUS_IGNORE);
   } else if (!(remote && p->is_put)) {
-    err = mpi_win_flush_local(p->unit, p->win);
+    err = mpi_win_flush_settled(p->unit, p->win, p->disp, false);
   }
   if (err == MPI_SUCCESS && remote && p->is_put) {
-    err = MPI_Win_flush(p->unit, p->win);
+    err = mpi_win_flush_settled(p->unit, p->win, p->disp, true);
   }
   mpi_serial_leave();
   return err;
