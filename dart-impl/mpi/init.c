@@ -99,6 +99,10 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
     MPI_Comm_free(&world);
     goto fail_mpi;
   }
+  /* Only MPICH's waits need to know (core/quirks.h, mpi_rma_waits_yield):
+   * elsewhere the collective is skipped and the answer stays no. */
+  runtime.oversubscribed =
+      mpi_quirks.rma_waits_spin && runtime_host_oversubscribed(world);
 
   void *tag_ub = NULL;
   int flag = 0;

@@ -35,7 +35,7 @@ int progress_wait(MPI_Request *request);
  * MPI_Test loop that polls the hook and yields the core every few tests,
  * whatever the hook says: for an MPI whose own waits spin without ever
  * yielding while the target may need this very core to serve the request
- * (core/quirks.h, rma_waits_spin). */
+ * (core/quirks.h, mpi_rma_waits_yield). */
 int progress_wait_yielding(MPI_Request *request);
 
 /* progress_wait after a call that started `request` and returned `err`. */

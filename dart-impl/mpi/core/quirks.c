@@ -207,7 +207,7 @@ void mpi_quirks_before_user_finalize(void)
 int mpi_win_flush_settled(int unit, MPI_Win win, MPI_Aint probe,
                           bool remote)
 {
-  if (mpi_quirks.rma_waits_spin && probe != MPI_NO_PROBE) {
+  if (mpi_rma_waits_yield() && probe != MPI_NO_PROBE) {
     unsigned char seen;
     MPI_Request request;
     int err = MPI_Rget_accumulate(NULL, 0, MPI_BYTE, &seen, 1, MPI_BYTE,

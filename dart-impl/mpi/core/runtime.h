@@ -16,6 +16,10 @@ struct runtime {
   int               size;
   int               simulated_node;    /* index of my simulated node inside
                                           my physical node (0 when off) */
+  bool              oversubscribed;    /* my host runs more units than
+                                          the CPUs they may run on; known
+                                          only where MPI's waits need it
+                                          (init.c), else false */
   int               tag_ub;            /* largest user tag */
   MPI_Comm          user_p2p_comm;     /* dart_send/recv only */
   struct env_config env;
@@ -44,6 +48,10 @@ extern struct runtime runtime;
                           "DART is not initialized (call dart_init first)"); \
     }                                                                       \
   } while (0)
+
+/* Collective over `world`: whether the units on my host (by host name)
+ * are more than the CPUs in the union of their affinity masks. */
+bool runtime_host_oversubscribed(MPI_Comm world);
 
 /* Logs an MPI failure (with MPI's own message) and returns DART_ERR_OTHER. */
 dart_ret_t report_mpi_error(const char *call, const char *mpi_function,

@@ -260,9 +260,9 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
   bool by_request = completion == WITH_HANDLE &&
                     !mpi_quirks.request_rma_broken && contiguous;
   /* A blocking get where MPI's own wait would spin without yielding
-   * (core/quirks.h, rma_waits_spin) completes by its request instead. */
+   * (core/quirks.h, mpi_rma_waits_yield) completes by its request. */
   bool yielding_get = completion == COMPLETE && !is_put && contiguous &&
-                      mpi_quirks.rma_waits_spin;
+                      mpi_rma_waits_yield();
   mpi_serial_enter(); /* up to the flush (core/serialize.h) */
   if (yielding_get) {
     what = "MPI_Rget";
@@ -565,8 +565,8 @@ static int complete(struct pending_transfer *p, bool remote)
   int err = MPI_SUCCESS;
   mpi_serial_enter(); /* core/serialize.h */
   if (p->by_request) {
-    err = mpi_quirks.rma_waits_spin ? progress_wait_yielding(&p->request)
-                                    : MPI_Wait(&p->request, MPI_STATUS_IGNORE);
+    err = mpi_rma_waits_yield() ? progress_wait_yielding(&p->request)
+                                : MPI_Wait(&p->request, MPI_STATUS_IGNORE);
   } else if (!(remote && p->is_put)) {
     err = mpi_win_flush_settled(p->unit, p->win, p->disp, false);
   }
