@@ -30,25 +30,40 @@ void progress_poll(void)
   }
 }
 
-int progress_wait(MPI_Request *request)
+/* Completes `request` by MPI_Test, polling the hook and yielding every
+ * `every` tests. */
+static int test_loop(MPI_Request *request, unsigned every)
 {
-  if (!progress_needed()) {
-    return MPI_Wait(request, MPI_STATUS_IGNORE);
-  }
-  /* MPI_Test drives MPI's progress; between polls (an MPI atomic per lock
-   * homed here, about 1 us on MPICH) it spins, then yields the core to a
-   * unit that shares it. No sleep: collectives are latency-bound. */
   for (unsigned round = 1;; ++round) {
     int done = 0;
     int err = MPI_Test(request, &done, MPI_STATUS_IGNORE);
     if (err != MPI_SUCCESS || done) {
       return err;
     }
-    if (round % 64 == 0) {
+    if (round % every == 0) {
       progress_poll();
       sched_yield();
     }
   }
+}
+
+/* Whether MPI's own blocking waits would keep the core from a unit that
+ * needs it: runtime.oversubscribed is set only under an MPI whose waits
+ * spin without yielding (core/quirks.h, mpi_rma_waits_yield). */
+static inline bool blocking_waits_starve(void)
+{
+  return runtime.oversubscribed;
+}
+
+int progress_wait(MPI_Request *request)
+{
+  if (!progress_needed() && !blocking_waits_starve()) {
+    return MPI_Wait(request, MPI_STATUS_IGNORE);
+  }
+  /* MPI_Test drives MPI's progress; between polls (an MPI atomic per lock
+   * homed here, about 1 us on MPICH) it spins, then yields the core to a
+   * unit that shares it. No sleep: collectives are latency-bound. */
+  return test_loop(request, 64);
 }
 
 int progress_wait_yielding(MPI_Request *request)
@@ -56,22 +71,13 @@ int progress_wait_yielding(MPI_Request *request)
   /* A yield every 16 tests: a few microseconds of spinning when no other
    * process wants the core (then sched_yield returns at once), and the
    * target gets a core soon when it shares one with this unit. */
-  for (unsigned round = 1;; ++round) {
-    int done = 0;
-    int err = MPI_Test(request, &done, MPI_STATUS_IGNORE);
-    if (err != MPI_SUCCESS || done) {
-      return err;
-    }
-    if (round % 16 == 0) {
-      progress_poll();
-      sched_yield();
-    }
-  }
+  return test_loop(request, 16);
 }
 
 int progress_await_message(int source, int tag, MPI_Comm comm)
 {
-  for (unsigned round = 1; progress_needed(); ++round) {
+  for (unsigned round = 1; progress_needed() || blocking_waits_starve();
+       ++round) {
     int flag = 0;
     int err = MPI_Iprobe(source, tag, comm, &flag, MPI_STATUS_IGNORE);
     if (err != MPI_SUCCESS || flag) {

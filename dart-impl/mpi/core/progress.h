@@ -27,9 +27,10 @@ bool progress_needed(void);
 /* Runs the hook's poll if it has work. */
 void progress_poll(void);
 
-/* Completes a request: MPI_Wait while the hook has nothing to do, else
- * an MPI_Test loop that polls and yields. Returns the MPI error code
- * (that of the request itself, e.g. MPI_ERR_TRUNCATE). */
+/* Completes a request: MPI_Wait while the hook has nothing to do and
+ * MPI's wait leaves the core to others, else an MPI_Test loop that polls
+ * and yields (runtime.oversubscribed says when it does not). Returns the
+ * MPI error code (that of the request itself, e.g. MPI_ERR_TRUNCATE). */
 int progress_wait(MPI_Request *request);
 /* Completes a one-sided request (MPI_Rget, MPI_Rget_accumulate) by an
  * MPI_Test loop that polls the hook and yields the core every few tests,
@@ -46,7 +47,7 @@ static inline int progress_complete(int err, MPI_Request *request)
 
 /* Returns once a message from `source` with `tag` can be received on
  * `comm` (MPI_Iprobe, polling); at once while the hook has nothing to
- * do. For blocking receives: an error such as truncation then comes from
+ * do and MPI's blocking receive leaves the core to others. For blocking receives: an error such as truncation then comes from
  * the receive itself, under the communicator's error handler. */
 int progress_await_message(int source, int tag, MPI_Comm comm);
 
