@@ -30,9 +30,9 @@ void progress_poll(void)
   }
 }
 
-/* Completes `request` by MPI_Test, polling the hook and yielding every
- * `every` tests. */
-static int test_loop(MPI_Request *request, unsigned every)
+/* Completes `request` by MPI_Test, yielding (and with `poll` polling the
+ * hook) every `every` tests. */
+static int test_loop(MPI_Request *request, unsigned every, bool poll)
 {
   for (unsigned round = 1;; ++round) {
     int done = 0;
@@ -41,7 +41,9 @@ static int test_loop(MPI_Request *request, unsigned every)
       return err;
     }
     if (round % every == 0) {
-      progress_poll();
+      if (poll) {
+        progress_poll();
+      }
       sched_yield();
     }
   }
@@ -63,15 +65,18 @@ int progress_wait(MPI_Request *request)
   /* MPI_Test drives MPI's progress; between polls (an MPI atomic per lock
    * homed here, about 1 us on MPICH) it spins, then yields the core to a
    * unit that shares it. No sleep: collectives are latency-bound. */
-  return test_loop(request, 64);
+  return test_loop(request, 64, true);
 }
 
 int progress_wait_yielding(MPI_Request *request)
 {
   /* A yield every 16 tests: a few microseconds of spinning when no other
    * process wants the core (then sched_yield returns at once), and the
-   * target gets a core soon when it shares one with this unit. */
-  return test_loop(request, 16);
+   * target gets a core soon when it shares one with this unit. No poll of
+   * the hook: callers may hold core/serialize.h's lock, which the hook's
+   * MPI calls take, and the target serves this request whatever the
+   * locks homed here do. */
+  return test_loop(request, 16, false);
 }
 
 int progress_await_message(int source, int tag, MPI_Comm comm)

@@ -33,10 +33,10 @@ void progress_poll(void);
  * MPI error code (that of the request itself, e.g. MPI_ERR_TRUNCATE). */
 int progress_wait(MPI_Request *request);
 /* Completes a one-sided request (MPI_Rget, MPI_Rget_accumulate) by an
- * MPI_Test loop that polls the hook and yields the core every few tests,
- * whatever the hook says: for an MPI whose own waits spin without ever
- * yielding while the target may need this very core to serve the request
- * (core/quirks.h, mpi_rma_waits_yield). */
+ * MPI_Test loop that yields the core every few tests (and never polls
+ * the hook): for an MPI whose own waits spin without ever yielding while
+ * the target may need this very core to serve the request (core/quirks.h,
+ * mpi_rma_waits_yield). */
 int progress_wait_yielding(MPI_Request *request);
 
 /* progress_wait after a call that started `request` and returned `err`. */
@@ -47,8 +47,9 @@ static inline int progress_complete(int err, MPI_Request *request)
 
 /* Returns once a message from `source` with `tag` can be received on
  * `comm` (MPI_Iprobe, polling); at once while the hook has nothing to
- * do and MPI's blocking receive leaves the core to others. For blocking receives: an error such as truncation then comes from
- * the receive itself, under the communicator's error handler. */
+ * do and MPI's blocking receive leaves the core to others. For blocking
+ * receives: an error such as truncation then comes from the receive
+ * itself, under the communicator's error handler. */
 int progress_await_message(int source, int tag, MPI_Comm comm);
 
 /* The monotonic clock in nanoseconds, for waits and for timing them. */
