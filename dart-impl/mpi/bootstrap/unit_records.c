@@ -16,13 +16,11 @@ static dart_ret_t fetch_record(int32_t unit, uint32_t slot,
   } buffer;
   int target = boot.root_of[boot.node_of[unit]];
   int count = (int)boot.db.slot_size;
-  int err = MPI_Get(&buffer, count, MPI_BYTE, target,
-                    (MPI_Aint)slot * (MPI_Aint)boot.db.slot_size, count,
-                    MPI_BYTE, boot.fetch_win);
+  MPI_Aint disp = (MPI_Aint)slot * (MPI_Aint)boot.db.slot_size;
+  int err = MPI_Get(&buffer, count, MPI_BYTE, target, disp, count, MPI_BYTE,
+                    boot.fetch_win);
   if (err == MPI_SUCCESS) {
-    err = mpi_win_flush_settled(target, boot.fetch_win,
-                                (MPI_Aint)slot * (MPI_Aint)boot.db.slot_size,
-                                true);
+    err = mpi_win_flush_settled(target, boot.fetch_win, disp, true);
   }
   if (err != MPI_SUCCESS) {
     return report_mpi_error("unit_record_get", "MPI_Get", err);

@@ -264,12 +264,7 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
   bool yielding_get = completion == COMPLETE && !is_put && contiguous &&
                       mpi_rma_waits_yield();
   mpi_serial_enter(); /* up to the flush (core/serialize.h) */
-  if (yielding_get) {
-    what = "MPI_Rget";
-    err = MPI_Rget(local, lc.count, lc.type, t.unit, t.disp, rc.count,
-                   rc.type, t.win, &request);
-    err = err == MPI_SUCCESS ? progress_wait_yielding(&request) : err;
-  } else if (by_request) {
+  if (by_request || yielding_get) {
     what = is_put ? "MPI_Rput" : "MPI_Rget";
     err = is_put ? MPI_Rput(local, lc.count, lc.type, t.unit, t.disp,
                             rc.count, rc.type, t.win, &request)
@@ -284,7 +279,9 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
   if (err == MPI_SUCCESS && completion != COMPLETE) {
     target_rma_issued(&t); /* a blocking transfer completes right here */
   }
-  if (err == MPI_SUCCESS && completion == COMPLETE && !yielding_get) {
+  if (err == MPI_SUCCESS && yielding_get) {
+    err = progress_wait_yielding(&request);
+  } else if (err == MPI_SUCCESS && completion == COMPLETE) {
     what = "MPI_Win_flush";
     err = mpi_win_flush_settled(t.unit, t.win, t.disp, is_put);
   }
