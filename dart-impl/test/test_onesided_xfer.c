@@ -418,6 +418,118 @@ static void test_memory_model(const struct ctx *c)
   ASSERT_OK(dart_team_memfree(seg));
 }
 
+/* ---------------------------------------------------------------------
+ * Completion orders a store before the loads after it.
+ * --------------------------------------------------------------------- */
+
+/* The store-buffering pattern between team units 0 and 1, many times
+ * over: each writes a slot of the other's portion, completes the write,
+ * then reads the same slot of its own portion, which the other writes.
+ * Once both writes are complete before either read, at least one of the
+ * two reads sees the other's write; both reading 0 means a completion
+ * call returned while the store still sat in the CPU's store buffer
+ * (x86 lets a later load overtake an earlier store unless a locked
+ * instruction or a fence comes between them). A broken completion shows
+ * up within a few thousand rounds on two cores; the rounds go in blocks
+ * that start together at a barrier. */
+enum { ORDER_PUT_FLUSH, ORDER_PUT_HANDLE_WAIT, ORDER_ACCUMULATE_FLUSH,
+       ORDER_PUT_FLUSH_ALL, ORDER_VARIANTS };
+static const char *const order_variant_name[ORDER_VARIANTS] = {
+  "dart_put + dart_flush", "dart_put_handle + dart_wait",
+  "dart_accumulate + dart_flush", "dart_put + dart_flush_all",
+};
+
+static void complete_write(int variant, dart_gptr_t g)
+{
+  const long one = 1;
+  dart_handle_t h = DART_HANDLE_NULL;
+  switch (variant) {
+  case ORDER_PUT_FLUSH:
+    ASSERT_OK(dart_put(g, &one, 1, DART_TYPE_LONG, DART_TYPE_LONG));
+    ASSERT_OK(dart_flush(g));
+    break;
+  case ORDER_PUT_HANDLE_WAIT:
+    ASSERT_OK(dart_put_handle(g, &one, 1, DART_TYPE_LONG, DART_TYPE_LONG,
+                              &h));
+    ASSERT_OK(dart_wait(&h));
+    break;
+  case ORDER_ACCUMULATE_FLUSH:
+    ASSERT_OK(dart_accumulate(g, &one, 1, DART_TYPE_LONG, DART_OP_SUM));
+    ASSERT_OK(dart_flush(g));
+    break;
+  default:
+    ASSERT_OK(dart_put(g, &one, 1, DART_TYPE_LONG, DART_TYPE_LONG));
+    ASSERT_OK(dart_flush_all(g));
+    break;
+  }
+}
+
+static void test_store_load_order(const struct ctx *c)
+{
+  if (c->n < 2) {
+    return;
+  }
+  /* Through MPI each round takes microseconds: fewer blocks there (every
+   * unit counts the same blocks: it joins each block's barrier). */
+  enum { BLOCK = 256 };
+  bool pair_direct =
+    shm_on && node_key[c->global_of[0]] == node_key[c->global_of[1]];
+  const int blocks = pair_direct ? 400 : 8;
+  const size_t rounds = (size_t)BLOCK * (size_t)blocks;
+  unsigned char *seen = xmalloc(rounds * 2);
+  for (int variant = 0; variant < ORDER_VARIANTS; ++variant) {
+    STAGE("%s: %s, then a load of my own portion, %zu rounds between team "
+          "units 0 and 1", c->label, order_variant_name[variant], rounds);
+    dart_gptr_t seg = alloc_portions(c, rounds * sizeof(long));
+    long *mine = (long *)local_base(seg, c->me);
+    memset(mine, 0, rounds * sizeof(long));
+    memset(seen, 0, rounds * 2);
+    ASSERT_OK(dart_barrier(c->team));
+    int peer = c->me == 0 ? 1 : 0;
+    for (int b = 0; b < blocks; ++b) {
+      ASSERT_OK(dart_barrier(c->team));
+      if (c->me > 1) {
+        continue;
+      }
+      for (size_t k = (size_t)b * BLOCK; k < (size_t)(b + 1) * BLOCK; ++k) {
+        complete_write(variant, gptr_at(seg, peer, k * sizeof(long)));
+        seen[(size_t)c->me * rounds + k] =
+          __atomic_load_n(&mine[k], __ATOMIC_RELAXED) != 0;
+      }
+    }
+    ASSERT_OK(dart_barrier(c->team));
+    /* Unit 1's reads to unit 0, which checks the pairs. */
+    if (c->me == 1) {
+      ASSERT_OK(dart_send(seen + rounds, rounds, DART_TYPE_BYTE, 77,
+                          DART_GLOBAL_UNIT_ID(c->global_of[0])));
+    } else if (c->me == 0) {
+      ASSERT_OK(dart_recv(seen + rounds, rounds, DART_TYPE_BYTE, 77,
+                          DART_GLOBAL_UNIT_ID(c->global_of[1])));
+      size_t both_missed = 0, first = rounds;
+      for (size_t k = 0; k < rounds; ++k) {
+        if (!seen[k] && !seen[rounds + k]) {
+          first = both_missed++ == 0 ? k : first;
+        }
+      }
+      if (both_missed != 0) {
+        FAILF("%s: %s: in %zu of %zu rounds (first %zu) neither team "
+              "unit 0 nor 1 saw the other's completed write",
+              c->label, order_variant_name[variant], both_missed, rounds,
+              first);
+      }
+    }
+    /* Every write landed, once. */
+    if (c->me <= 1) {
+      for (size_t k = 0; k < rounds; ++k) {
+        ASSERT_EQ(mine[k], 1);
+      }
+    }
+    ASSERT_OK(dart_barrier(c->team));
+    ASSERT_OK(dart_team_memfree(seg));
+  }
+  free(seen);
+}
+
 static void pairwise(void)
 {
   test_pairwise(&all_ctx, NPAIR_CASES);
@@ -431,6 +543,7 @@ static void nonblocking(void) { on_both_teams(test_nonblocking); }
 static void large_nonblocking(void) { test_large_nonblocking(&all_ctx); }
 static void burst(void) { test_burst(&all_ctx); }
 static void memory_model(void) { on_both_teams(test_memory_model); }
+static void store_load_order(void) { test_store_load_order(&all_ctx); }
 
 static const struct test_case cases[] = {
   { "pairwise", pairwise },
@@ -439,6 +552,7 @@ static const struct test_case cases[] = {
   { "large_nonblocking", large_nonblocking },
   { "burst", burst },
   { "memory_model", memory_model },
+  { "store_load_order", store_load_order },
 };
 
 int main(int argc, char **argv)

@@ -84,6 +84,11 @@ struct direct_target_cache {
    * rather than in a TLS variable of its own because the fast path has
    * this struct's address at hand already. */
   unsigned direct_ops;
+  /* Whether this thread stored to a mapped target since its last full
+   * fence: a remote completion (dart_flush) fences only then, on x86
+   * (rma/onesided.c, direct_stores_order). Stores by a locked
+   * instruction, which orders everything before it, leave it down. */
+  bool stores_unfenced;
 };
 extern __thread struct direct_target_cache target_cache
   __attribute__((tls_model("initial-exec")));
@@ -156,6 +161,13 @@ static inline bool target_cached_watched(dart_gptr_t gptr, size_t span,
   const struct watched_target_cache *c = &watched_target_cache;
   return portion_holds(&c->portion, gptr, span, direct) &&
          __atomic_load_n(c->changed, __ATOMIC_ACQUIRE) == 0;
+}
+
+/* Notes direct stores that no fence has ordered yet (see
+ * stores_unfenced). */
+static inline void target_stores_unfenced(void)
+{
+  target_cache.stores_unfenced = true;
 }
 
 /* Remembers a resolved direct target for the next access. */

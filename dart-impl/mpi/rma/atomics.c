@@ -390,6 +390,8 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
     return DART_OK;
   case PATH_PROCESS_LOCK:
     locked_fetch_and_op(t.direct, values, result, nelem, op);
+    /* Plain stores under the lock: a remote flush must fence. */
+    target_stores_unfenced();
     return DART_OK;
   case PATH_MPI:
     break;
