@@ -433,10 +433,11 @@ static void test_memory_model(const struct ctx *c)
  * up within a few thousand rounds on two cores; the rounds go in blocks
  * that start together at a barrier. */
 enum { ORDER_PUT_FLUSH, ORDER_PUT_HANDLE_WAIT, ORDER_ACCUMULATE_FLUSH,
-       ORDER_PUT_FLUSH_ALL, ORDER_VARIANTS };
+       ORDER_PUT_FLUSH_ALL, ORDER_PUT_BLOCKING, ORDER_VARIANTS };
 static const char *const order_variant_name[ORDER_VARIANTS] = {
   "dart_put + dart_flush", "dart_put_handle + dart_wait",
   "dart_accumulate + dart_flush", "dart_put + dart_flush_all",
+  "dart_put_blocking",
 };
 
 static void complete_write(int variant, dart_gptr_t g)
@@ -457,9 +458,12 @@ static void complete_write(int variant, dart_gptr_t g)
     ASSERT_OK(dart_accumulate(g, &one, 1, DART_TYPE_LONG, DART_OP_SUM));
     ASSERT_OK(dart_flush(g));
     break;
-  default:
+  case ORDER_PUT_FLUSH_ALL:
     ASSERT_OK(dart_put(g, &one, 1, DART_TYPE_LONG, DART_TYPE_LONG));
     ASSERT_OK(dart_flush_all(g));
+    break;
+  default:
+    ASSERT_OK(dart_put_blocking(g, &one, 1, DART_TYPE_LONG, DART_TYPE_LONG));
     break;
   }
 }
