@@ -487,7 +487,7 @@ static dart_ret_t flush(const char *call, dart_gptr_t gptr, bool all_units,
   if (!local_only) {
     /* Direct stores are complete already; order them before whatever
      * signals their completion. */
-    atomic_thread_fence(memory_order_seq_cst);
+    direct_stores_order();
   }
   MPI_Win win = seg->win;
   unsigned long issued = atomic_load_explicit(&seg->rma_issued,
