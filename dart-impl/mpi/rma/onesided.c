@@ -209,6 +209,13 @@ direct_move(char *dst, const char *src, size_t bytes)
 /* Copies above INLINE_COPY_MAX bytes, out of line so that the entries
  * call nothing but tail calls (DART_COPY_CLONES). */
 static __attribute__((noinline)) dart_ret_t
+direct_get_large(void *dest, const char *direct, size_t bytes)
+{
+  memcpy(dest, direct, bytes);
+  return target_direct_progress();
+}
+
+static __attribute__((noinline)) dart_ret_t
 direct_put_large(char *direct, const void *src, size_t bytes, bool complete)
 {
   direct_put_starting(complete);
@@ -234,13 +241,6 @@ direct_put(char *direct, const void *src, size_t bytes, bool complete)
  * and then, so puts alone cannot starve anybody. Counting puts too put a
  * read-modify-write of the counter right behind the fence, which cost
  * 1-5 ns per 8-byte put. */
-static __attribute__((noinline)) dart_ret_t
-direct_get_large(void *dest, const char *direct, size_t bytes)
-{
-  memcpy(dest, direct, bytes);
-  return target_direct_progress();
-}
-
 static inline __attribute__((always_inline)) dart_ret_t
 direct_get(void *dest, const char *direct, size_t bytes)
 {
