@@ -266,9 +266,12 @@ static inline struct segment *target_cached_segment(dart_gptr_t gptr,
   unsigned generation = atomic_load_explicit(&segment_generation,
                                              memory_order_relaxed);
   const struct direct_target_cache *d = &target_cache;
-  if (d->portion.generation == generation &&
-      (all_units ? key_without_unit(d->portion.key) == atomic_target_key(gptr)
-                 : d->portion.key == target_cache_key(gptr))) {
+  if (__builtin_expect(d->portion.generation == generation &&
+                           (all_units ? key_without_unit(d->portion.key) ==
+                                          atomic_target_key(gptr)
+                                      : d->portion.key ==
+                                          target_cache_key(gptr)),
+                       1)) {
     return d->segment;
   }
   const struct atomic_target_cache *a = &atomic_target_cache;

@@ -584,9 +584,11 @@ static inline __attribute__((always_inline)) bool
 cached_flush_done(dart_gptr_t gptr, bool all_units, bool local_only)
 {
   const struct segment *seg = target_cached_segment(gptr, all_units);
-  if (seg == NULL ||
-      atomic_load_explicit(&seg->rma_issued, memory_order_acquire) !=
-        atomic_load_explicit(&seg->rma_flushed, memory_order_relaxed)) {
+  if (__builtin_expect(
+        seg == NULL ||
+          atomic_load_explicit(&seg->rma_issued, memory_order_acquire) !=
+            atomic_load_explicit(&seg->rma_flushed, memory_order_relaxed),
+        0)) {
     return false;
   }
   if (!local_only) {
