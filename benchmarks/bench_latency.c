@@ -9,8 +9,9 @@
  * Message sizes: every power of two from 1 B to --max-bytes (4 MiB). For
  * every size the kernels below are warmed up once, then run in `reps`
  * interleaved rounds of `n` operations each (n = --iters, fewer for large
- * sizes, and fewer for a kernel whose warm-up showed that n operations
- * would take longer than ROUND_BUDGET_NS), each preceded by one untimed
+ * sizes, fewer for a kernel whose warm-up showed that n operations
+ * would take longer than ROUND_BUDGET_NS, more for one whose n operations
+ * took less than ROUND_MIN_NS), each preceded by one untimed
  * operation; a kernel's result is the median over the rounds of the time
  * per operation, in ns, on unit 0's CLOCK_MONOTONIC.
  *
@@ -81,6 +82,18 @@ enum { FULL_ITERS_UP_TO = 16384, MIN_LARGE_ITERS = 8 };
  * full rounds it alone would take most of the run at every small size.
  * The DART, raw and Win_allocate kernels stay well below it. */
 #define ROUND_BUDGET_NS 2e6
+
+/* A kernel whose warm-up (n operations) took less than this runs rounds
+ * of proportionally more operations, at most ROUND_STRETCH_MAX times n.
+ * A cost paid once per round then weighs on a round as it does on a
+ * steady loop of the same operation: the clock reads, and DART's
+ * occasional MPI probe on the direct path (at most one per 200 us, see
+ * TARGET_PROBE_INTERVAL_NS in dart-impl/mpi/model/target.h). The MPI
+ * kernels that run between two DART rounds make that probe due at the
+ * start of every round, and in a 2 us round of 1000 gets its 1.6 us
+ * (Open MPI, osc ucx) nearly doubled the 8 B get. */
+#define ROUND_MIN_NS 250e3
+enum { ROUND_STRETCH_MAX = 1000 };
 
 /* Busy time on unit 0 before the first measurement, in ns. */
 #define SPIN_UP_NS 300e6
@@ -483,6 +496,13 @@ static int measure_size(struct bench *b, const int *active, int reps, int n,
         int fit = (int)(n * (ROUND_BUDGET_NS / took));
         iters[k] = fit < floor ? floor : fit;
         shortened += iters[k] < n;
+      } else if (took < ROUND_MIN_NS) {
+        double stretch = took > 0 ? ROUND_MIN_NS / took : ROUND_STRETCH_MAX;
+        if (stretch > ROUND_STRETCH_MAX) {
+          stretch = ROUND_STRETCH_MAX;
+        }
+        double more = n * stretch;
+        iters[k] = more < 1 << 26 ? (int)more : 1 << 26;
       }
     }
   }
@@ -958,7 +978,10 @@ int main(int argc, char **argv)
     printf("\n");
     printf("Times: ns per operation on unit 0, median of %lld rounds after "
            "a warm-up, all kernels interleaved per round, each kernel's "
-           "timed operations preceded by one untimed one. MPI columns: "
+           "timed operations preceded by one untimed one; a round lasts "
+           "at least about %.0f us (more operations than the iters "
+           "column where they are fast) and at most about %.0f ms. "
+           "MPI columns: "
            "MPI_Put + MPI_Win_flush for puts, MPI_Get + MPI_Win_flush for "
            "dart_get_blocking, MPI_Get + MPI_Win_flush_local for dart_get + "
            "dart_flush_local, MPI_Fetch_and_op / MPI_Compare_and_swap + "
@@ -969,7 +992,8 @@ int main(int argc, char **argv)
            "compare_exchange_n, fetch_xor); n/a across nodes. Atomic "
            "results are checked after the 8 B round; a wrong one is n/a.%s "
            "GB/s = 1e9 bytes/s (DART; memcpy for the reference row).\n",
-           reps, mpi_cas_ok ? ""
+           reps, ROUND_MIN_NS * 1e-3, ROUND_BUDGET_NS * 1e-6,
+           mpi_cas_ok ? ""
                             : " MPI_Compare_and_swap skipped: this osc "
                               "crashes in it (set OMPI_MCA_osc=ucx).");
     fflush(stdout);
