@@ -912,8 +912,9 @@ DOCS_HOW = """\
   direct gets and atomics enter MPI for the others' progress at most every
   200 us (`target_direct_progress`), and the MPI kernels run between two
   DART rounds make that probe due at the start of each round. After
-  one-sided traffic through MPI a probe costs 1.6-11 us, so in a round of
-  300 fast gets it doubled the time per get; in a round of 250 us or more
+  one-sided traffic through MPI a probe costs 1.6-11 us: it doubled the
+  time per get in a round of 1000 fast gets (bench-latency's default) and
+  fell into a minority of the rounds of 300. In a round of 250 us or more
   it weighs what it does in a steady stream of gets (one probe per
   200 us, up to 5 %). The OpenSHMEM rounds stay at 300 operations: they
   run back to back, with no other traffic between them.
