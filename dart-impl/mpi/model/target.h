@@ -266,6 +266,9 @@ static inline struct segment *target_cached_segment(dart_gptr_t gptr,
   unsigned generation = atomic_load_explicit(&segment_generation,
                                              memory_order_relaxed);
   const struct direct_target_cache *d = &target_cache;
+  /* Likely: a flush mostly follows a put or get through this cache, and
+   * as the fall-through its hit path takes no jump. (The condition stays
+   * inside __builtin_expect: through a bool variable GCC lost the hint.) */
   if (__builtin_expect(d->portion.generation == generation &&
                            (all_units ? key_without_unit(d->portion.key) ==
                                           atomic_target_key(gptr)

@@ -584,6 +584,7 @@ static inline __attribute__((always_inline)) bool
 cached_flush_done(dart_gptr_t gptr, bool all_units, bool local_only)
 {
   const struct segment *seg = target_cached_segment(gptr, all_units);
+  /* Unlikely, so that the path that returns true is the fall-through. */
   if (__builtin_expect(
         seg == NULL ||
           atomic_load_explicit(&seg->rma_issued, memory_order_acquire) !=
