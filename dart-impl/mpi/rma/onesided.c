@@ -230,7 +230,7 @@ store_256(char *dst, __m256i v)
 /* Up to 32 bytes, one masked load and one masked store of a 32-byte
  * register: no branch on the size. Up to 64 bytes, the first 32 and the
  * rest masked; up to 128, the first and the last two 32-byte blocks, all
- * loaded before any is stored; above, direct_copy's blocks. A masked move
+ * loaded before any is stored; above, 32-byte blocks. A masked move
  * touches no byte outside its mask, so it cannot fault past the end of a
  * segment. Only 32-byte registers: code that uses 64-byte ones lowers the
  * clock of some Intel CPUs. Against move_other's if chain (gt harness,
@@ -257,7 +257,13 @@ move_masked(char *dst, const char *src, size_t bytes)
     store_256(dst + bytes - 64, tail1);
     store_256(dst + bytes - 32, tail0);
   } else {
-    direct_copy(dst, src, bytes);
+    /* direct_copy's blocks, spelled out: for an AVX-512 target GCC turns
+     * its loop into 64-byte moves behind an overlap check (256 B: 4.5 ns
+     * against 3.4 ns with these). */
+    for (size_t i = 0; i + 32 < bytes; i += 32) {
+      store_256(dst + i, load_256(src + i));
+    }
+    store_256(dst + bytes - 32, load_256(src + bytes - 32));
   }
 }
 #endif
