@@ -544,10 +544,17 @@ put_entry(const char *call, move_fn *other, dart_gptr_t gptr, const void *src,
 #if DART_COPY_VARIANTS
 enum copy_variant { COPY_BASELINE, COPY_AVX2, COPY_AVX512 };
 
-/* Runs in the resolvers, while the dynamic linker loads the library.
- * The CPU model GCC fills in also checks that the OS saves the AVX and
+/* Resolvers run while the dynamic linker relocates, before any
+ * constructor: in a program linked with the library's objects, before the
+ * sanitizers' runtime has mapped its shadow memory, so they must not be
+ * instrumented (an instrumented resolver crashed every such test program
+ * of the sanitizer build at load). */
+#define COPY_RESOLVER                                                       \
+  __attribute__((no_sanitize_address, no_sanitize_undefined))
+
+/* The CPU model GCC fills in also checks that the OS saves the AVX and
  * AVX-512 registers. */
-static enum copy_variant copy_variant_of_cpu(void)
+static COPY_RESOLVER enum copy_variant copy_variant_of_cpu(void)
 {
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512bw") &&
@@ -570,7 +577,7 @@ static enum copy_variant copy_variant_of_cpu(void)
   {                                                                         \
     return entry(#name, move_other, __VA_ARGS__);                           \
   }                                                                         \
-  static __typeof__(&name##_baseline) name##_resolve(void)                  \
+  static COPY_RESOLVER __typeof__(&name##_baseline) name##_resolve(void)    \
   {                                                                         \
     switch (copy_variant_of_cpu()) {                                        \
     case COPY_AVX512:                                                       \
