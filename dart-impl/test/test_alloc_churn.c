@@ -3,68 +3,14 @@
  * a warm-up, the process's file descriptors, memory mappings and resident
  * size stay where they were. Usage: test_alloc_churn <cycles>. */
 #include "test.h"
+#include "test_footprint.h"
 
 #include <dash/dart/if/dart.h>
 
-#include <dirent.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 static int me, n;
-
-static long count_entries(const char *dir)
-{
-  DIR *d = opendir(dir);
-  ASSERT(d != NULL);
-  long count = 0;
-  while (readdir(d) != NULL) {
-    ++count;
-  }
-  closedir(d);
-  return count;
-}
-
-static long count_lines(const char *path)
-{
-  FILE *f = fopen(path, "r");
-  ASSERT(f != NULL);
-  long lines = 0;
-  int c;
-  while ((c = fgetc(f)) != EOF) {
-    lines += c == '\n';
-  }
-  fclose(f);
-  return lines;
-}
-
-static long resident_kib(void)
-{
-  FILE *f = fopen("/proc/self/status", "r");
-  ASSERT(f != NULL);
-  char line[256];
-  long kib = -1;
-  while (fgets(line, sizeof line, f) != NULL) {
-    if (strncmp(line, "VmRSS:", 6) == 0) {
-      kib = strtol(line + 6, NULL, 10);
-    }
-  }
-  fclose(f);
-  ASSERT(kib > 0);
-  return kib;
-}
-
-struct footprint {
-  long fds, mappings, rss_kib;
-};
-
-static struct footprint footprint_now(void)
-{
-  return (struct footprint){ count_entries("/proc/self/fd"),
-                             count_lines("/proc/self/maps"),
-                             resident_kib() };
-}
 
 /* One cycle: a collective allocation of a size that changes with the
  * cycle, a registration, a pool block, a transfer to the next unit, and
@@ -107,11 +53,11 @@ static void churn(void)
   for (int c = 0; c < warmup; ++c) {
     cycle(c, scratch);
   }
-  struct footprint before = footprint_now();
+  struct test_footprint before = test_footprint_now();
   for (int c = warmup; c < cycles; ++c) {
     cycle(c, scratch);
   }
-  struct footprint after = footprint_now();
+  struct test_footprint after = test_footprint_now();
   /* A leaked window costs at least a mapping or a descriptor each time;
    * the allowance covers allocator noise, not a leak per cycle. Under
    * AddressSanitizer freed memory sits in its quarantine (hundreds of MiB)

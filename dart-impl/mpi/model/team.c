@@ -5,12 +5,17 @@
 #include <dash/dart/if/dart_team_group.h>
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 struct team *team_table[TEAM_ID_MAX + 1];
-/* The parent's members agree on max(next) for a new id; ids
- * are never reused, so a stale team id can never reach a new team. */
-static int next_team_id = 1;
+/* Team ids come from a sequence that never wraps: the parent's members
+ * agree on max(next) for a new team. While the sequence fits a team id,
+ * the id is the sequence (ascending, never reused, so a stale team id
+ * cannot reach a new team); past TEAM_ID_MAX ids of destroyed teams come
+ * back round robin (team_id_after_wrap): a long run that creates and
+ * destroys teams must not fail after 32767 of them. */
+static long long next_team_seq = 1;
 static const struct team_service *services;
 static int num_services;
 
@@ -220,7 +225,7 @@ dart_ret_t team_module_init(const char *call, MPI_Comm world,
 {
   services = team_services;
   num_services = num_team_services;
-  next_team_id = 1;
+  next_team_seq = 1;
   runtime.simulated_node = 0;
   struct team *all = NULL;
   dart_ret_t ret = team_build(call, DART_TEAM_ALL, world, &all);
@@ -269,6 +274,47 @@ static uint64_t group_hash(const dart_unit_t *members, size_t count)
   return hash >> 1; /* fits a positive long long */
 }
 
+static dart_team_t team_id_of_seq(long long seq)
+{
+  return (dart_team_t)((seq - 1) % TEAM_ID_MAX + 1);
+}
+
+/* Past the first TEAM_ID_MAX teams: moves `*seq` (the same on every
+ * member of `parent`) to the first sequence number from there whose id
+ * no unit of the parent knows (spec: the id differs from every team known
+ * to a unit of the parent). Collective over the parent: one all-reduce
+ * (bitwise or) of the ids each unit knows. */
+static dart_ret_t team_id_after_wrap(const char *call, struct team *parent,
+                                     long long *seq)
+{
+  enum { WORDS = (TEAM_ID_MAX + 1 + 63) / 64 };
+  uint64_t known[WORDS] = { 0 };
+  for (int id = 0; id <= TEAM_ID_MAX; ++id) {
+    if (team_table[id] != NULL) {
+      known[id / 64] |= UINT64_C(1) << (id % 64);
+    }
+  }
+  MPI_Request request;
+  int err = MPI_Iallreduce(MPI_IN_PLACE, known, WORDS, MPI_UINT64_T, MPI_BOR,
+                           parent->comm, &request);
+  if (err == MPI_SUCCESS) {
+    err = progress_wait(&request);
+  }
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Iallreduce", err);
+  }
+  for (long long s = *seq; s < *seq + TEAM_ID_MAX; ++s) {
+    dart_team_t id = team_id_of_seq(s);
+    if ((known[id / 64] & (UINT64_C(1) << (id % 64))) == 0) {
+      *seq = s;
+      return DART_OK;
+    }
+  }
+  return report_error(DART_ERR_OTHER, call,
+                      "all %d team ids are in use by units of team %d",
+                      TEAM_ID_MAX, (int)parent->id);
+}
+
 dart_ret_t team_create(const char *call, struct team *parent,
                        const dart_unit_t *members, size_t count,
                        bool group_given, dart_team_t *newteam)
@@ -290,7 +336,7 @@ dart_ret_t team_create(const char *call, struct team *parent,
    * hash == min of hash) and on the group size. A unit that passed no
    * group (NULL: "not a member") votes neutrally. */
   long long votes[5] = {
-    next_team_id,
+    next_team_seq,
     stranger >= 0,
     group_given ? hash : LLONG_MIN,
     group_given ? -hash : LLONG_MIN,
@@ -324,12 +370,15 @@ dart_ret_t team_create(const char *call, struct team *parent,
   if (votes[4] == 0) {
     return DART_OK; /* empty group: no team, on every unit alike */
   }
-  if (votes[0] > TEAM_ID_MAX) {
-    return report_error(DART_ERR_OTHER, call, "team ids are exhausted (%d)",
-                        TEAM_ID_MAX);
+  long long seq = votes[0];
+  if (seq > TEAM_ID_MAX) {
+    dart_ret_t ret = team_id_after_wrap(call, parent, &seq);
+    if (ret != DART_OK) {
+      return ret;
+    }
   }
-  dart_team_t id = (dart_team_t)votes[0];
-  next_team_id = (int)votes[0] + 1;
+  dart_team_t id = team_id_of_seq(seq);
+  next_team_seq = seq + 1;
 
   MPI_Comm comm = MPI_COMM_NULL;
   err = MPI_Comm_split(parent->comm, is_member ? 0 : MPI_UNDEFINED,

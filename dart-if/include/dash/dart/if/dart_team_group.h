@@ -305,8 +305,10 @@ dart_ret_t dart_team_get_group(
  * #DART_TEAM_NULL, all with #DART_OK. A unit may pass `group` NULL to say
  * it is not a member. An empty group gives #DART_TEAM_NULL everywhere.
  * The new id is the same on all members and differs from every team id
- * any member of the parent team knows. The new team has no locality
- * data until dart_team_locality_init().
+ * any member of the parent team knows. Ids are handed out in ascending
+ * order; after the 32767th team those of destroyed teams come back round
+ * robin. The new team has no locality data until
+ * dart_team_locality_init().
  *
  * Collective over `teamid`. Thread safety: MT-none.
  *
@@ -320,7 +322,8 @@ dart_ret_t dart_team_get_group(
  *                          part), or, on every member, a group holds a
  *                          unit outside the parent or the members passed
  *                          different groups.
- * \retval DART_ERR_OTHER   Team ids are exhausted, or an MPI call failed.
+ * \retval DART_ERR_OTHER   All 32767 team ids are in use by members of
+ *                          the parent team, or an MPI call failed.
  * \retval DART_ERR_NOMEM   Out of memory.
  * \retval DART_ERR_NOTINIT DART is not initialized.
  */
@@ -363,7 +366,8 @@ dart_ret_t dart_team_destroy(
  * \retval DART_OK          Created.
  * \retval DART_ERR_INVAL   `newteam` is NULL or `team` is not a team of
  *                          the caller.
- * \retval DART_ERR_OTHER   Team ids are exhausted, or an MPI call failed.
+ * \retval DART_ERR_OTHER   All 32767 team ids are in use by members of
+ *                          `team`, or an MPI call failed.
  * \retval DART_ERR_NOMEM   Out of memory.
  * \retval DART_ERR_NOTINIT DART is not initialized.
  */
