@@ -29,7 +29,7 @@ static pthread_mutex_t          registry_mutex = PTHREAD_MUTEX_INITIALIZER;
  * of every member, gathered at the team's first lock. */
 struct team_lock_count {
   dart_team_t             team_id;
-  int                     created;
+  unsigned                created; /* wraps, alike everywhere */
   int                    *node_of;
   struct team_lock_count *next;
 };
@@ -81,14 +81,14 @@ static struct team_lock_count *team_count(const char *call,
 
 /* Home of the k-th lock: nodes in turn first, then the units of that
  * node in turn, so many locks spread over nodes and units. */
-static void choose_home(const struct team *team, const int *node_of, int k,
-                        int *home)
+static void choose_home(const struct team *team, const int *node_of,
+                        unsigned k, int *home)
 {
-  int node = k % team->num_nodes, on_node = 0;
+  int node = (int)(k % (unsigned)team->num_nodes), on_node = 0;
   for (int u = 0; u < team->size; ++u) {
     on_node += node_of[u] == node;
   }
-  int pick = (k / team->num_nodes) % on_node;
+  int pick = (int)(k / (unsigned)team->num_nodes % (unsigned)on_node);
   for (int u = 0; u < team->size; ++u) {
     if (node_of[u] == node && pick-- == 0) {
       *home = u;
@@ -164,7 +164,7 @@ dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t *lock)
     return report_error(DART_ERR_NOMEM, __func__,
                         "out of memory for a lock handle");
   }
-  int k = count->created++;
+  unsigned k = count->created++;
   l->ops = ops_for_mode(__func__, team);
   l->team_id = teamid;
   l->team = team;
@@ -191,7 +191,7 @@ dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t *lock)
   }
   *tail = l;
   pthread_mutex_unlock(&registry_mutex);
-  LOG_DEBUG(__func__, "team %d lock %d: %s, home unit %d", (int)teamid, k,
+  LOG_DEBUG(__func__, "team %d lock %u: %s, home unit %d", (int)teamid, k,
             l->ops->name, l->home);
   *lock = l;
   return DART_OK;
