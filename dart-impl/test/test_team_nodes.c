@@ -1,5 +1,5 @@
 /* White-box: each team's node structure (shared-memory sub-communicator,
- * node roots, translation arrays, window) against an independent view
+ * node numbering, translation arrays, window) against an independent view
  * of which units share a node, computed here straight from MPI and the
  * documented simulated-node switch; across the virtual cluster
  * (test_cluster.h) also against the hosts the run was launched on. */
@@ -39,13 +39,36 @@ static void check_team(dart_team_t id, const long long *keys)
   ASSERT_EQ(team->node_size, expected_node_size);
   ASSERT_EQ(team->num_nodes, distinct);
   ASSERT_EQ(team->node_rank_of[team->my_rank], team->node_rank);
-  ASSERT_EQ(team->node_roots_comm != MPI_COMM_NULL, team->node_rank == 0);
   ASSERT(team->my_node >= 0 && team->my_node < team->num_nodes);
+  ASSERT_EQ(team->node_of[team->my_rank], team->my_node);
   ASSERT_EQ(team->dynamic_win != MPI_WIN_NULL, team->size > 1);
-  if (team->node_roots_comm != MPI_COMM_NULL) {
-    int roots;
-    MPI_Comm_size(team->node_roots_comm, &roots);
-    ASSERT_EQ(roots, team->num_nodes);
+  /* The node communicator holds exactly the node peers, in team order. */
+  int node_comm_size, node_comm_rank;
+  MPI_Comm_size(team->node_comm, &node_comm_size);
+  MPI_Comm_rank(team->node_comm, &node_comm_rank);
+  ASSERT_EQ(node_comm_size, team->node_size);
+  ASSERT_EQ(node_comm_rank, team->node_rank);
+  int *peers = malloc((size_t)team->node_size * sizeof(int));
+  MPI_Allgather(&team->my_rank, 1, MPI_INT, peers, 1, MPI_INT,
+                team->node_comm);
+  for (int r = 0; r < team->node_size; ++r) {
+    ASSERT_EQ(peers[r], team->node_peers[r]);
+  }
+  free(peers);
+  /* Every unit's node: equal exactly where the keys are, numbered in the
+   * order of each node's lowest unit. */
+  int next_node = 0;
+  for (int u = 0; u < team->size; ++u) {
+    int node = -1;
+    for (int v = 0; v < u && node < 0; ++v) {
+      if (keys[team->global_of[v]] == keys[team->global_of[u]]) {
+        node = team->node_of[v];
+      }
+    }
+    if (node < 0) {
+      node = next_node++;
+    }
+    ASSERT_EQ(team->node_of[u], node);
   }
   /* Node indices are distinct per node and shared within one. */
   int mine[2] = { team->my_node, (int)(my_key % 1000003) };
@@ -120,7 +143,7 @@ static void node_structure(void)
   for (int u = 1; u < runtime.size; u += 2) {
     ASSERT_OK(dart_group_addmember(odd, DART_GLOBAL_UNIT_ID(u)));
   }
-  dart_team_t t_odd, t_clone;
+  dart_team_t t_odd, t_clone, t_most;
   ASSERT_OK(dart_team_create(DART_TEAM_ALL, odd, &t_odd));
   ASSERT_OK(dart_team_clone(DART_TEAM_ALL, &t_clone));
   if (t_odd != DART_TEAM_NULL) {
@@ -128,7 +151,21 @@ static void node_structure(void)
     ASSERT_OK(dart_team_destroy(&t_odd));
   }
   check_team(t_clone, keys);
+  /* All but the first unit, made from the clone: a sub-team of a
+   * sub-team, one unit short on the first node. */
+  dart_group_t most;
+  ASSERT_OK(dart_group_create(&most));
+  for (int u = 1; u < runtime.size; ++u) {
+    ASSERT_OK(dart_group_addmember(most, DART_GLOBAL_UNIT_ID(u)));
+  }
+  ASSERT_OK(dart_team_create(t_clone, most, &t_most));
+  ASSERT_EQ(t_most != DART_TEAM_NULL, runtime.myid != 0);
+  if (t_most != DART_TEAM_NULL) {
+    check_team(t_most, keys);
+    ASSERT_OK(dart_team_destroy(&t_most));
+  }
   ASSERT_OK(dart_team_destroy(&t_clone));
+  ASSERT_OK(dart_group_destroy(&most));
   ASSERT_OK(dart_group_destroy(&odd));
   free(keys);
 }

@@ -13,7 +13,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-struct bootstrap_state boot = { .fetch_win = MPI_WIN_NULL,
+struct bootstrap_state boot = { .roots_comm = MPI_COMM_NULL,
+                                .fetch_win = MPI_WIN_NULL,
                                 .slot_type = MPI_DATATYPE_NULL };
 
 /* The one message a node root sends its units at the start: where the
@@ -93,10 +94,22 @@ dart_ret_t bootstrap_init(const char *call)
   boot.reader = all->node_rank;
   boot.is_root = all->node_rank == 0;
   boot.node_comm = all->node_comm;
-  boot.roots_comm = all->node_roots_comm;
   boot.world = all->comm;
   bool shared = boot.mode != BOOTSTRAP_NAIVE;
   boot.segment_bytes = shared ? bootstrap_segment_bytes(all) : 0;
+  /* The node roots exchange the records among themselves (exchange.c);
+   * ranks in node order, like all->my_node. */
+  boot.roots_comm = MPI_COMM_NULL;
+  if (shared) {
+    int err = MPI_Comm_split(all->comm, boot.is_root ? 0 : MPI_UNDEFINED,
+                             all->my_rank, &boot.roots_comm);
+    if (err != MPI_SUCCESS) {
+      return report_mpi_error(call, "MPI_Comm_split", err);
+    }
+    if (boot.roots_comm != MPI_COMM_NULL) {
+      MPI_Comm_set_errhandler(boot.roots_comm, MPI_ERRORS_RETURN);
+    }
+  }
 
   /* The root loads hwloc and makes the segment; one broadcast tells the
    * node where both are. */
@@ -111,6 +124,9 @@ dart_ret_t bootstrap_init(const char *call)
   }
   int err = MPI_Bcast(&note, (int)sizeof note, MPI_BYTE, 0, boot.node_comm);
   if (err != MPI_SUCCESS) {
+    if (boot.roots_comm != MPI_COMM_NULL) {
+      MPI_Comm_free(&boot.roots_comm);
+    }
     return report_mpi_error(call, "MPI_Bcast", err);
   }
   if (!boot.is_root) {
@@ -167,6 +183,9 @@ void bootstrap_finalize(void)
   }
   if (boot.slot_type != MPI_DATATYPE_NULL) {
     MPI_Type_free(&boot.slot_type);
+  }
+  if (boot.roots_comm != MPI_COMM_NULL) {
+    MPI_Comm_free(&boot.roots_comm);
   }
   free(boot.private_records);
   boot.private_records = NULL;

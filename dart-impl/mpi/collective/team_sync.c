@@ -149,14 +149,17 @@ dart_ret_t team_sync_create(const char *call, struct team *team)
   /* Agrees on success; also orders the zeroing before any use. */
   int ok = s != NULL && base != NULL;
   int all_ok = 0;
-  int agree = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, team->comm);
+  MPI_Request request;
+  int agree = progress_complete(MPI_Iallreduce(&ok, &all_ok, 1, MPI_INT,
+                                               MPI_MIN, team->comm, &request),
+                                &request);
   if (agree != MPI_SUCCESS || !all_ok) {
     if (mapped) {
       node_shm_free(&shm, team->node_size);
     }
     free(s);
     if (agree != MPI_SUCCESS) {
-      return report_mpi_error(call, "MPI_Allreduce", agree);
+      return report_mpi_error(call, "MPI_Iallreduce", agree);
     }
     LOG_WARN(call, "team %d: no shared block for barrier and reductions "
              "(%s), using MPI's", (int)team->id,

@@ -113,7 +113,13 @@
  * flush finds the target's acknowledgements on their way. The 148
  * MPICH tests with 3 or 4 units on 2 cores across 2 cliques or without
  * shared memory took 828 s before, 404 s with it. No quirk_*.c: what
- * the bug costs is time, never a result.
+ * the bug costs is time, never a result. The blocking calls DART cannot
+ * replace spin as well: MPI_Win_allocate_shared took 51 ms at 3 units on
+ * 2 cores (MPI_Win_create_dynamic 19 ms, MPI_Comm_split_type 51 ms,
+ * MPI_Comm_split 16 ms, MPI_Comm_create_group 8 ms, a polled
+ * MPI_Comm_idup 2 ms). Under the same condition node-shared memory comes
+ * from DART's own files (memory/node_shm.c), and teams avoid the splits
+ * (model/team.c).
  *
  * Both libraries: MPI_MIN and MPI_MAX compare unsigned types as signed
  * (MPICH 4.0.2 every unsigned type, pmodels/mpich #6083, fixed by its PR

@@ -25,12 +25,10 @@ static struct tombstone_slab    lock_slab =
 static pthread_mutex_t          registry_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 /* Per team: locks created so far (the same sequence on every member,
- * init being collective, so all agree on each lock's home) and the node
- * of every member, gathered at the team's first lock. */
+ * init being collective, so all agree on each lock's home). */
 struct team_lock_count {
   dart_team_t             team_id;
   unsigned                created; /* wraps, alike everywhere */
-  int                    *node_of;
   struct team_lock_count *next;
 };
 static struct team_lock_count *lock_counts;
@@ -52,28 +50,11 @@ static struct team_lock_count *team_count(const char *call,
     return c;
   }
   c = calloc(1, sizeof *c);
-  int *node_of = malloc((size_t)team->size * sizeof *node_of);
-  if (c == NULL || node_of == NULL) {
-    free(c);
-    free(node_of);
+  if (c == NULL) {
     report_error(DART_ERR_NOMEM, call, "out of memory");
     return NULL;
   }
-  /* Non-blocking and polled, like every collective (lock/polling.c). */
-  MPI_Request request;
-  int err = MPI_Iallgather(&team->my_node, 1, MPI_INT, node_of, 1, MPI_INT,
-                           team->comm, &request);
-  if (err == MPI_SUCCESS) {
-    err = progress_wait(&request);
-  }
-  if (err != MPI_SUCCESS) {
-    free(c);
-    free(node_of);
-    report_mpi_error(call, "MPI_Iallgather", err);
-    return NULL;
-  }
   c->team_id = team->id;
-  c->node_of = node_of;
   c->next = lock_counts;
   lock_counts = c;
   return c;
@@ -81,16 +62,15 @@ static struct team_lock_count *team_count(const char *call,
 
 /* Home of the k-th lock: nodes in turn first, then the units of that
  * node in turn, so many locks spread over nodes and units. */
-static void choose_home(const struct team *team, const int *node_of,
-                        unsigned k, int *home)
+static void choose_home(const struct team *team, unsigned k, int *home)
 {
   int node = (int)(k % (unsigned)team->num_nodes), on_node = 0;
   for (int u = 0; u < team->size; ++u) {
-    on_node += node_of[u] == node;
+    on_node += team->node_of[u] == node;
   }
   int pick = (int)(k / (unsigned)team->num_nodes % (unsigned)on_node);
   for (int u = 0; u < team->size; ++u) {
-    if (node_of[u] == node && pick-- == 0) {
+    if (team->node_of[u] == node && pick-- == 0) {
       *home = u;
       break;
     }
@@ -172,7 +152,7 @@ dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t *lock)
   l->net_win = MPI_WIN_NULL;
   l->win = MPI_WIN_NULL;
   pthread_mutex_init(&l->mutex, NULL);
-  choose_home(team, count->node_of, k, &l->home);
+  choose_home(team, k, &l->home);
   l->on_home_node = team->node_rank_of[l->home] >= 0;
   dart_ret_t ret = l->ops->create(__func__, l);
   if (ret != DART_OK) {
@@ -383,7 +363,6 @@ void locks_team_destroyed(struct team *team)
     if ((*p)->team_id == team->id) {
       struct team_lock_count *gone = *p;
       *p = gone->next;
-      free(gone->node_of);
       free(gone);
       break;
     }

@@ -1,6 +1,8 @@
 /* Node-shared memory from MPI, or from DART's own files (see the header). */
 #include "mpi/memory/node_shm.h"
 #include "base/cache_line.h"
+#include "mpi/core/progress.h"
+#include "mpi/core/quirks.h"
 #include "mpi/core/runtime.h"
 #include "mpi/memory/pool_memory.h"
 
@@ -35,8 +37,11 @@ static bool from_mpi(MPI_Comm node_comm, int node_size, size_t bytes,
   }
   shm->bases = malloc((size_t)node_size * sizeof(char *));
   int ok = shm->win != MPI_WIN_NULL && shm->bases != NULL, all_ok = 0;
-  if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, node_comm) !=
-        MPI_SUCCESS || !all_ok) {
+  MPI_Request request;
+  if (progress_complete(MPI_Iallreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN,
+                                       node_comm, &request),
+                        &request) != MPI_SUCCESS ||
+      !all_ok) {
     node_shm_free(shm, node_size);
     return false;
   }
@@ -74,10 +79,18 @@ dart_ret_t node_shm_alloc(const char *call, MPI_Comm node_comm, size_t bytes,
   int node_size = 0;
   MPI_Comm_size(node_comm, &node_size);
   int mpi_err = MPI_SUCCESS;
-  if (from_mpi(node_comm, node_size, bytes, shm, &mpi_err)) {
+  /* Where MPI's blocking calls spin on a host with more units than
+   * cores (core/quirks.h, rma_waits_spin), MPI_Win_allocate_shared costs
+   * tens of milliseconds; DART's own mapping needs only polled
+   * collectives. */
+  if (mpi_rma_waits_yield()) {
+    LOG_DEBUG(call, "MPI's shared windows spin on this oversubscribed "
+              "host: DART maps node-shared memory itself");
+  } else if (from_mpi(node_comm, node_size, bytes, shm, &mpi_err)) {
     return DART_OK;
+  } else {
+    say_own_mapping(call, mpi_err);
   }
-  say_own_mapping(call, mpi_err);
   /* Every member maps every file with one size: the largest piece, in
    * whole pages. Only my own piece is backed by memory. */
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -85,10 +98,12 @@ dart_ret_t node_shm_alloc(const char *call, MPI_Comm node_comm, size_t bytes,
   if (mine == 0) {
     mine = page;
   }
-  int err = MPI_Allreduce(&mine, &largest, 1, MPI_UINT64_T, MPI_MAX,
-                          node_comm);
+  MPI_Request request;
+  int err = progress_complete(MPI_Iallreduce(&mine, &largest, 1, MPI_UINT64_T,
+                                             MPI_MAX, node_comm, &request),
+                              &request);
   if (err != MPI_SUCCESS) {
-    return report_mpi_error(call, "MPI_Allreduce", err);
+    return report_mpi_error(call, "MPI_Iallreduce", err);
   }
   int fd = -1;
   dart_ret_t ret = pool_memory_map(call, node_comm, (size_t)largest,

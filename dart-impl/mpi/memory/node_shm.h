@@ -1,6 +1,7 @@
 /* Memory that every member of a node communicator can load and store.
  * MPI's shared windows come first (MPI_Win_allocate_shared); where the MPI
- * cannot make one, DART maps node-shared files itself (pool_memory.h).
+ * cannot make one, or where making one spins (core/quirks.h,
+ * rma_waits_spin), DART maps node-shared files itself (pool_memory.h).
  * Open MPI makes shared windows only through its osc/sm component, which
  * an application that starts MPI with OMPI_MCA_osc=ucx, pt2pt or rdma
  * leaves out: node peers then keep their load/store access instead of

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* fallocate */
 #include "mpi/memory/pool_memory.h"
 #include "base/shm_file.h"
+#include "mpi/core/progress.h"
 #include "mpi/core/runtime.h"
 
 #include <errno.h>
@@ -65,8 +66,10 @@ size_t pool_memory_default_reserve(int node_size)
 static int node_agree(MPI_Comm node_comm, int my_err)
 {
   int worst = my_err;
-  if (MPI_Allreduce(&my_err, &worst, 1, MPI_INT, MPI_MAX, node_comm) !=
-      MPI_SUCCESS) {
+  MPI_Request request;
+  if (progress_complete(MPI_Iallreduce(&my_err, &worst, 1, MPI_INT, MPI_MAX,
+                                       node_comm, &request),
+                        &request) != MPI_SUCCESS) {
     return EIO;
   }
   return worst;
@@ -92,8 +95,13 @@ dart_ret_t pool_memory_map(const char *call, MPI_Comm node_comm,
   int agreed = node_agree(node_comm, err);
   if (agreed == 0) {
     step = "map";
-    MPI_Allgather(mine, SHM_FILE_PATH_MAX, MPI_CHAR, paths,
-                  SHM_FILE_PATH_MAX, MPI_CHAR, node_comm);
+    MPI_Request request;
+    if (progress_complete(MPI_Iallgather(mine, SHM_FILE_PATH_MAX, MPI_CHAR,
+                                         paths, SHM_FILE_PATH_MAX, MPI_CHAR,
+                                         node_comm, &request),
+                          &request) != MPI_SUCCESS) {
+      err = EIO;
+    }
     for (int r = 0; err == 0 && r < node_size; ++r) {
       bases[r] = r == node_rank ? shm_file_map_fd(*fd, reserve)
                                 : shm_file_map(paths[r], reserve);

@@ -56,9 +56,6 @@ static void team_free_resources(struct team *team)
     MPI_Win_unlock_all(team->dynamic_win);
     MPI_Win_free(&team->dynamic_win);
   }
-  if (team->node_roots_comm != MPI_COMM_NULL) {
-    MPI_Comm_free(&team->node_roots_comm);
-  }
   if (team->node_comm != MPI_COMM_NULL) {
     MPI_Comm_free(&team->node_comm);
   }
@@ -68,13 +65,94 @@ static void team_free_resources(struct team *team)
   free(team->global_of);
   free(team->node_rank_of);
   free(team->node_peers);
+  free(team->node_of);
   free(team);
 }
 
-/* The shared-memory communicator of the team, cut further into simulated
- * nodes when DART_UNITS_PER_NODE is set. A unit's simulated node is fixed
- * at init from its rank on its physical node, so every team agrees. */
-static dart_ret_t build_node_comm(const char *call, struct team *team)
+/* A team on `comm` (taken over, freed on failure) with its per-unit
+ * arrays allocated and nothing else; NULL after reporting. */
+static struct team *team_alloc(const char *call, dart_team_t id,
+                               MPI_Comm comm)
+{
+  struct team *team = calloc(1, sizeof *team);
+  if (team == NULL) {
+    MPI_Comm_free(&comm);
+    report_error(DART_ERR_NOMEM, call, "out of memory for team %d", (int)id);
+    return NULL;
+  }
+  team->id = id;
+  team->comm = comm;
+  team->node_comm = MPI_COMM_NULL;
+  team->dynamic_win = MPI_WIN_NULL;
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm_size(comm, &team->size);
+  MPI_Comm_rank(comm, &team->my_rank);
+  size_t n = (size_t)team->size;
+  team->global_of = malloc(n * sizeof(dart_unit_t));
+  team->node_rank_of = malloc(n * sizeof(int));
+  team->node_of = malloc(n * sizeof(int));
+  if (team->global_of == NULL || team->node_rank_of == NULL ||
+      team->node_of == NULL) {
+    team_free_resources(team);
+    report_error(DART_ERR_NOMEM, call, "out of memory for team %d", (int)id);
+    return NULL;
+  }
+  return team;
+}
+
+/* The node fields of `team` from `label` (one per team unit, equal
+ * exactly for units on one node, each in [0, num_labels)): node_of,
+ * num_nodes, my_node, node_size, node_rank, node_peers, node_rank_of.
+ * Local: every member derives the same from the same labels. */
+static dart_ret_t number_nodes(const char *call, struct team *team,
+                               const int *label, int num_labels)
+{
+  int *node_of_label = malloc((size_t)num_labels * sizeof(int));
+  if (node_of_label == NULL) {
+    return report_error(DART_ERR_NOMEM, call, "out of memory for team %d",
+                        (int)team->id);
+  }
+  for (int l = 0; l < num_labels; ++l) {
+    node_of_label[l] = -1;
+  }
+  int nodes = 0;
+  for (int u = 0; u < team->size; ++u) {
+    if (node_of_label[label[u]] < 0) {
+      node_of_label[label[u]] = nodes++;
+    }
+    team->node_of[u] = node_of_label[label[u]];
+  }
+  free(node_of_label);
+  team->num_nodes = nodes;
+  team->my_node = team->node_of[team->my_rank];
+  team->node_size = 0;
+  for (int u = 0; u < team->size; ++u) {
+    team->node_size += team->node_of[u] == team->my_node;
+  }
+  team->node_peers = malloc((size_t)team->node_size * sizeof(int));
+  if (team->node_peers == NULL) {
+    return report_error(DART_ERR_NOMEM, call, "out of memory for team %d",
+                        (int)team->id);
+  }
+  int r = 0;
+  for (int u = 0; u < team->size; ++u) {
+    if (team->node_of[u] == team->my_node) {
+      team->node_peers[r] = u;
+      team->node_rank_of[u] = r++;
+    } else {
+      team->node_rank_of[u] = -1;
+    }
+  }
+  team->node_rank = team->node_rank_of[team->my_rank];
+  return DART_OK;
+}
+
+/* DART_TEAM_ALL's node communicator: MPI's shared-memory split, cut
+ * further into simulated nodes when DART_UNITS_PER_NODE is set (a unit's
+ * simulated node is fixed here from its rank on its physical node). The
+ * only place that asks MPI which units share a node: every other team
+ * takes that from DART_TEAM_ALL's node_of. */
+static dart_ret_t build_all_node_comm(const char *call, struct team *team)
 {
   dart_ret_t ret = DART_OK;
   MPI_Comm shared = MPI_COMM_NULL;
@@ -82,137 +160,194 @@ static dart_ret_t build_node_comm(const char *call, struct team *team)
                    MPI_Comm_split_type(team->comm, MPI_COMM_TYPE_SHARED,
                                        team->my_rank, MPI_INFO_NULL, &shared));
   if (ret != DART_OK) {
-    goto fail;
+    return ret;
   }
   int units_per_node = runtime.env.units_per_node;
   if (units_per_node <= 0) {
     team->node_comm = shared;
     return DART_OK;
   }
-  if (team->id == DART_TEAM_ALL) {
-    int physical_rank;
-    MPI_Comm_rank(shared, &physical_rank);
-    runtime.simulated_node = physical_rank / units_per_node;
-  }
+  int physical_rank;
+  MPI_Comm_rank(shared, &physical_rank);
+  runtime.simulated_node = physical_rank / units_per_node;
   ret = mpi_result(call, "MPI_Comm_split",
                    MPI_Comm_split(shared, runtime.simulated_node, team->my_rank,
                                   &team->node_comm));
-  if (ret != DART_OK) {
-    goto fail;
-  }
   MPI_Comm_free(&shared);
-  return DART_OK;
-fail:
-  if (shared != MPI_COMM_NULL) {
-    MPI_Comm_free(&shared);
-  }
   return ret;
 }
 
-/* Collective over `comm`: fills in everything a team owns. */
-static dart_ret_t team_build(const char *call, dart_team_t id, MPI_Comm comm,
-                             struct team **out)
+/* What every team sets up once its node fields and node_comm are in
+ * place: the dynamic window and the services' per-team state. */
+static dart_ret_t team_open(const char *call, struct team *team)
 {
   dart_ret_t ret = DART_OK;
-  struct team *team = calloc(1, sizeof *team);
-  if (team == NULL) {
-    MPI_Comm_free(&comm);
-    return report_error(DART_ERR_NOMEM, call, "out of memory for team %d",
-                        (int)id);
-  }
-  team->id = id;
-  team->comm = comm;
-  team->node_comm = MPI_COMM_NULL;
-  team->node_roots_comm = MPI_COMM_NULL;
-  team->dynamic_win = MPI_WIN_NULL;
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  MPI_Comm_size(comm, &team->size);
-  MPI_Comm_rank(comm, &team->my_rank);
-
-  team->global_of = malloc((size_t)team->size * sizeof(dart_unit_t));
-  team->node_rank_of = malloc((size_t)team->size * sizeof(int));
-  if (team->global_of == NULL || team->node_rank_of == NULL) {
-    ret = report_error(DART_ERR_NOMEM, call, "out of memory for team %d",
-                       (int)id);
-    goto fail;
-  }
-  dart_unit_t me = runtime.myid;
-  ret = mpi_result(call, "MPI_Allgather",
-                   MPI_Allgather(&me, 1, MPI_INT32_T, team->global_of, 1,
-                                 MPI_INT32_T, comm));
-  if (ret != DART_OK) {
-    goto fail;
-  }
-  if ((ret = build_node_comm(call, team)) != DART_OK) {
-    goto fail;
-  }
-  MPI_Comm_size(team->node_comm, &team->node_size);
-  MPI_Comm_rank(team->node_comm, &team->node_rank);
-  team->node_peers = malloc((size_t)team->node_size * sizeof(int));
-  if (team->node_peers == NULL) {
-    ret = report_error(DART_ERR_NOMEM, call, "out of memory for team %d",
-                       (int)id);
-    goto fail;
-  }
-  ret = mpi_result(call, "MPI_Allgather",
-                   MPI_Allgather(&team->my_rank, 1, MPI_INT, team->node_peers,
-                                 1, MPI_INT, team->node_comm));
-  if (ret != DART_OK) {
-    goto fail;
-  }
-  for (int u = 0; u < team->size; ++u) {
-    team->node_rank_of[u] = -1;
-  }
-  for (int r = 0; r < team->node_size; ++r) {
-    team->node_rank_of[team->node_peers[r]] = r;
-  }
-
-  ret = mpi_result(call, "MPI_Comm_split",
-                   MPI_Comm_split(comm,
-                                  team->node_rank == 0 ? 0 : MPI_UNDEFINED,
-                                  team->my_rank, &team->node_roots_comm));
-  if (ret != DART_OK) {
-    goto fail;
-  }
-  int node_info[2] = { 0, 0 };
-  if (team->node_roots_comm != MPI_COMM_NULL) {
-    MPI_Comm_set_errhandler(team->node_roots_comm, MPI_ERRORS_RETURN);
-    MPI_Comm_size(team->node_roots_comm, &node_info[0]);
-    MPI_Comm_rank(team->node_roots_comm, &node_info[1]);
-  }
-  ret = mpi_result(call, "MPI_Bcast",
-                   MPI_Bcast(node_info, 2, MPI_INT, 0, team->node_comm));
-  if (ret != DART_OK) {
-    goto fail;
-  }
-  team->num_nodes = node_info[0];
-  team->my_node = node_info[1];
-
   /* Some MPIs cannot create a dynamic window on one process, and a
    * single-unit team reaches all its memory directly anyway. */
   if (team->size > 1) {
     ret = mpi_result(
         call, "MPI_Win_create_dynamic",
-        MPI_Win_create_dynamic(MPI_INFO_NULL, comm, &team->dynamic_win));
+        MPI_Win_create_dynamic(MPI_INFO_NULL, team->comm, &team->dynamic_win));
     if (ret != DART_OK) {
-      goto fail;
+      return ret;
     }
     MPI_Win_set_errhandler(team->dynamic_win, MPI_ERRORS_RETURN);
     ret = mpi_result(call, "MPI_Win_lock_all",
                      MPI_Win_lock_all(MPI_MODE_NOCHECK, team->dynamic_win));
     if (ret != DART_OK) {
-      goto fail;
+      return ret;
     }
   }
   for (int s = 0; s < num_services; ++s) {
     if (services[s].created != NULL &&
         (ret = services[s].created(call, team)) != DART_OK) {
-      goto fail;
+      return ret;
     }
   }
-  *out = team;
   LOG_DEBUG(call, "team %d: %d units, %d nodes, %d units on my node",
-            (int)id, team->size, team->num_nodes, team->node_size);
+            (int)team->id, team->size, team->num_nodes, team->node_size);
+  return DART_OK;
+}
+
+/* DART_TEAM_ALL, collective over `world`: one all-gather tells every
+ * unit the global id and the node (the team unit of its node's rank 0)
+ * of every other. */
+static dart_ret_t team_build_all(const char *call, MPI_Comm world,
+                                 struct team **out)
+{
+  struct team *team = team_alloc(call, DART_TEAM_ALL, world);
+  if (team == NULL) {
+    return DART_ERR_NOMEM;
+  }
+  int *pairs = malloc(2 * (size_t)team->size * sizeof(int));
+  dart_ret_t ret = pairs == NULL
+                       ? report_error(DART_ERR_NOMEM, call, "out of memory")
+                       : build_all_node_comm(call, team);
+  if (ret != DART_OK) {
+    goto done;
+  }
+  MPI_Group node_group, team_group;
+  int node_root = 0, leader = MPI_UNDEFINED;
+  MPI_Comm_group(team->node_comm, &node_group);
+  MPI_Comm_group(team->comm, &team_group);
+  MPI_Group_translate_ranks(node_group, 1, &node_root, team_group, &leader);
+  MPI_Group_free(&node_group);
+  MPI_Group_free(&team_group);
+  int mine[2] = { (int)runtime.myid, leader };
+  MPI_Request request;
+  ret = mpi_result(call, "MPI_Iallgather",
+                   progress_complete(MPI_Iallgather(mine, 2, MPI_INT, pairs, 2,
+                                                    MPI_INT, team->comm,
+                                                    &request),
+                                     &request));
+  if (ret != DART_OK) {
+    goto done;
+  }
+  int *label = pairs; /* the leaders, packed in place */
+  for (int u = 0; u < team->size; ++u) {
+    team->global_of[u] = pairs[2 * u];
+    label[u] = pairs[2 * u + 1];
+  }
+  if ((ret = number_nodes(call, team, label, team->size)) != DART_OK) {
+    goto done;
+  }
+  int node_size, node_rank;
+  MPI_Comm_size(team->node_comm, &node_size);
+  MPI_Comm_rank(team->node_comm, &node_rank);
+  if (node_size != team->node_size || node_rank != team->node_rank) {
+    /* MPI orders a split by its key, the team rank; it cannot differ. */
+    ret = report_error(DART_ERR_OTHER, call,
+                       "MPI's node communicator (%d units, I am %d) "
+                       "disagrees with the node table (%d, %d)",
+                       node_size, node_rank, team->node_size, team->node_rank);
+    goto done;
+  }
+  ret = team_open(call, team);
+done:
+  free(pairs);
+  if (ret != DART_OK) {
+    team_free_resources(team);
+    return ret;
+  }
+  *out = team;
+  return DART_OK;
+}
+
+/* A communicator of `ranks` (`count` ascending ranks of `comm`),
+ * collective over those units only: a polled MPI_Comm_idup for the whole
+ * of `comm`, else MPI_Comm_create_group. The tag tells apart creations a
+ * unit takes part in back to back with different peers. */
+static dart_ret_t comm_of_ranks(const char *call, MPI_Comm comm,
+                                const int *ranks, int count, int tag,
+                                MPI_Comm *out)
+{
+  int size;
+  MPI_Comm_size(comm, &size);
+  if (count == size) {
+    MPI_Request request;
+    return mpi_result(call, "MPI_Comm_idup",
+                      progress_complete(MPI_Comm_idup(comm, out, &request),
+                                        &request));
+  }
+  MPI_Group whole, group;
+  MPI_Comm_group(comm, &whole);
+  MPI_Group_incl(whole, count, ranks, &group);
+  MPI_Group_free(&whole);
+  int err = MPI_Comm_create_group(comm, group, tag, out);
+  MPI_Group_free(&group);
+  return mpi_result(call, "MPI_Comm_create_group", err);
+}
+
+/* A sub-team of `parent` from its ascending member list, collective over
+ * the members only (non-members are not involved at all). Blocking MPI
+ * communicator creation spins in some MPIs (README, Troubleshooting), so
+ * this builds at most one communicator on the members and one on the
+ * node peers, and takes everything else from tables every unit has. */
+static dart_ret_t team_build_sub(const char *call, struct team *parent,
+                                 dart_team_t id, const dart_unit_t *members,
+                                 int count, struct team **out)
+{
+  int *parent_ranks = malloc((size_t)count * sizeof(int));
+  if (parent_ranks == NULL) {
+    return report_error(DART_ERR_NOMEM, call, "out of memory");
+  }
+  for (int i = 0; i < count; ++i) {
+    parent_ranks[i] = team_rank_of_global(parent, members[i]);
+  }
+  MPI_Comm comm = MPI_COMM_NULL;
+  dart_ret_t ret = comm_of_ranks(call, parent->comm, parent_ranks, count,
+                                 (int)id, &comm);
+  free(parent_ranks);
+  if (ret != DART_OK) {
+    return ret;
+  }
+  struct team *team = team_alloc(call, id, comm);
+  if (team == NULL) {
+    return DART_ERR_NOMEM;
+  }
+  /* Members ascend, and so do parent ranks with them: team unit r is
+   * members[r]. */
+  struct team *all = team_lookup(DART_TEAM_ALL);
+  int *label = malloc((size_t)count * sizeof(int));
+  if (label == NULL) {
+    team_free_resources(team);
+    return report_error(DART_ERR_NOMEM, call, "out of memory");
+  }
+  for (int r = 0; r < count; ++r) {
+    team->global_of[r] = members[r];
+    label[r] = all->node_of[team_rank_of_global(all, members[r])];
+  }
+  ret = number_nodes(call, team, label, all->num_nodes);
+  free(label);
+  if (ret != DART_OK) {
+    goto fail;
+  }
+  ret = comm_of_ranks(call, team->comm, team->node_peers, team->node_size,
+                      (int)id, &team->node_comm);
+  if (ret != DART_OK || (ret = team_open(call, team)) != DART_OK) {
+    goto fail;
+  }
+  *out = team;
   return DART_OK;
 fail:
   team_free_resources(team);
@@ -228,7 +363,7 @@ dart_ret_t team_module_init(const char *call, MPI_Comm world,
   next_team_seq = 1;
   runtime.simulated_node = 0;
   struct team *all = NULL;
-  dart_ret_t ret = team_build(call, DART_TEAM_ALL, world, &all);
+  dart_ret_t ret = team_build_all(call, world, &all);
   if (ret == DART_OK) {
     team_table[DART_TEAM_ALL] = all;
   }
@@ -380,17 +515,12 @@ dart_ret_t team_create(const char *call, struct team *parent,
   dart_team_t id = team_id_of_seq(seq);
   next_team_seq = seq + 1;
 
-  MPI_Comm comm = MPI_COMM_NULL;
-  err = MPI_Comm_split(parent->comm, is_member ? 0 : MPI_UNDEFINED,
-                       parent->my_rank, &comm);
-  if (err != MPI_SUCCESS) {
-    return report_mpi_error(call, "MPI_Comm_split", err);
-  }
   if (!is_member) {
     return DART_OK;
   }
   struct team *team = NULL;
-  dart_ret_t ret = team_build(call, id, comm, &team);
+  dart_ret_t ret = team_build_sub(call, parent, id, members, (int)count,
+                                  &team);
   if (ret != DART_OK) {
     return ret;
   }

@@ -18,16 +18,18 @@ struct team {
   int          my_rank;
   dart_unit_t *global_of;       /* team unit -> global unit, ascending */
 
-  MPI_Comm     node_comm;       /* team members sharing my (simulated) node */
+  MPI_Comm     node_comm;       /* team members sharing my (simulated)
+                                   node, ranks in team unit order */
   int          node_size;
   int          node_rank;
   int         *node_rank_of;    /* team unit -> node-local rank, -1 elsewhere */
   int         *node_peers;      /* node-local rank -> team unit */
 
-  MPI_Comm     node_roots_comm; /* rank 0 of every node; MPI_COMM_NULL
-                                   on the other units */
   int          num_nodes;
-  int          my_node;         /* my node's rank among the node roots */
+  int         *node_of;         /* team unit -> its node: nodes numbered
+                                   0.. in the order of their lowest team
+                                   unit (node 0 holds unit 0) */
+  int          my_node;         /* node_of[my_rank] */
 
   MPI_Win      dynamic_win;     /* in lock_all for the team's life;
                                    MPI_WIN_NULL for single-unit teams */
@@ -81,7 +83,8 @@ dart_ret_t team_module_finalize(const char *call);
  * global ids, `count` of them; count 0 on a non-member). Ids are agreed
  * with one all-reduce that also detects a group which differs between
  * units or is no subset of the parent, so every unit returns the same
- * code. */
+ * code for those. After it non-members return; the members build the
+ * team among themselves, with DART_TEAM_ALL's node table. */
 dart_ret_t team_create(const char *call, struct team *parent,
                        const dart_unit_t *members, size_t count,
                        bool group_given, dart_team_t *newteam);
