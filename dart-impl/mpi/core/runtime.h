@@ -49,8 +49,9 @@ extern struct runtime runtime;
     }                                                                       \
   } while (0)
 
-/* Collective over `world`: whether the units on my host (by host name)
- * are more than the CPUs in the union of their affinity masks. */
+/* Collective over `world`: whether the units on my machine (under my
+ * kernel, by its boot id; by host name where that cannot be read) are
+ * more than the CPUs in the union of their affinity masks. */
 bool runtime_host_oversubscribed(MPI_Comm world);
 
 /* Logs an MPI failure (with MPI's own message) and returns DART_ERR_OTHER. */
