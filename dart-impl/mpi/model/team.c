@@ -302,7 +302,7 @@ static dart_ret_t comm_of_ranks(const char *call, MPI_Comm comm,
  * the members only (non-members are not involved at all). Blocking MPI
  * communicator creation spins in some MPIs (README, Troubleshooting), so
  * this builds at most one communicator on the members and one on the
- * node peers, and takes everything else from tables every unit has. */
+ * node peers, and takes everything else from the parent's tables. */
 static dart_ret_t team_build_sub(const char *call, struct team *parent,
                                  dart_team_t id, const dart_unit_t *members,
                                  int count, struct team **out)
@@ -317,28 +317,21 @@ static dart_ret_t team_build_sub(const char *call, struct team *parent,
   MPI_Comm comm = MPI_COMM_NULL;
   dart_ret_t ret = comm_of_ranks(call, parent->comm, parent_ranks, count,
                                  (int)id, &comm);
-  free(parent_ranks);
-  if (ret != DART_OK) {
-    return ret;
-  }
-  struct team *team = team_alloc(call, id, comm);
+  struct team *team = ret == DART_OK ? team_alloc(call, id, comm) : NULL;
   if (team == NULL) {
-    return DART_ERR_NOMEM;
+    free(parent_ranks);
+    return ret != DART_OK ? ret : DART_ERR_NOMEM;
   }
   /* Members ascend, and so do parent ranks with them: team unit r is
-   * members[r]. */
-  struct team *all = team_lookup(DART_TEAM_ALL);
-  int *label = malloc((size_t)count * sizeof(int));
-  if (label == NULL) {
-    team_free_resources(team);
-    return report_error(DART_ERR_NOMEM, call, "out of memory");
-  }
+   * members[r]. The parent's node numbers serve as labels (every team's
+   * node table comes down from DART_TEAM_ALL's). */
+  int *label = parent_ranks; /* in place: rank r is read, then replaced */
   for (int r = 0; r < count; ++r) {
     team->global_of[r] = members[r];
-    label[r] = all->node_of[team_rank_of_global(all, members[r])];
+    label[r] = parent->node_of[parent_ranks[r]];
   }
-  ret = number_nodes(call, team, label, all->num_nodes);
-  free(label);
+  ret = number_nodes(call, team, label, parent->num_nodes);
+  free(parent_ranks);
   if (ret != DART_OK) {
     goto fail;
   }

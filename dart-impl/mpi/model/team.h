@@ -84,7 +84,7 @@ dart_ret_t team_module_finalize(const char *call);
  * with one all-reduce that also detects a group which differs between
  * units or is no subset of the parent, so every unit returns the same
  * code for those. After it non-members return; the members build the
- * team among themselves, with DART_TEAM_ALL's node table. */
+ * team among themselves, with the parent's node table. */
 dart_ret_t team_create(const char *call, struct team *parent,
                        const dart_unit_t *members, size_t count,
                        bool group_given, dart_team_t *newteam);
