@@ -78,6 +78,7 @@ bool target_key_layout_ok(void)
 dart_ret_t target_progress_probe(void)
 {
   static __thread long long last_probe_ns;
+  target_cache.direct_ops_left = TARGET_PROBE_EVERY - 1;
   long long now_ns = progress_clock_ns();
   if (now_ns - last_probe_ns < TARGET_PROBE_INTERVAL_NS) {
     return DART_OK;

@@ -80,10 +80,11 @@ struct mapped_portion {
 struct direct_target_cache {
   struct mapped_portion portion;
   struct segment *segment; /* for flushes */
-  /* Direct reads and atomics so far, for target_direct_progress; here
-   * rather than in a TLS variable of its own because the fast path has
-   * this struct's address at hand already. */
-  unsigned direct_ops;
+  /* Direct reads and atomics left before target_direct_progress calls
+   * target_progress_probe, which sets it again; here rather than in a TLS
+   * variable of its own because the fast path has this struct's address
+   * at hand already. */
+  int direct_ops_left;
   /* Whether this thread stored to a mapped target since its last full
    * fence: a remote completion (dart_flush) fences only then, on x86
    * (rma/onesided.c, direct_stores_order). Stores by a locked
@@ -92,7 +93,9 @@ struct direct_target_cache {
 };
 extern __thread struct direct_target_cache target_cache
   __attribute__((tls_model("initial-exec")));
-extern atomic_uint segment_generation;
+/* Hidden: read by every fast path, which then loads it directly instead
+ * of its address from the GOT first. */
+extern atomic_uint segment_generation __attribute__((visibility("hidden")));
 
 /* The gptr's first 8 bytes without the flags byte: unit (24 bits),
  * segment and team, one AND instead of three bit-field extractions (the
@@ -293,20 +296,26 @@ static inline void target_forget_all(void)
 }
 
 /* Enters MPI now and then, so a unit that waits on shared memory still
- * lets MPI make progress for others: every 1024th direct read or atomic
- * looks at the clock and probes MPI if TARGET_PROBE_INTERVAL_NS have
- * passed since the last probe. Not the count alone: a probe runs every
+ * lets MPI make progress for others: every TARGET_PROBE_EVERY-th direct
+ * read or atomic looks at the clock and probes MPI if
+ * TARGET_PROBE_INTERVAL_NS have passed since the last probe. Not the count alone: a probe runs every
  * progress engine of the MPI (one-sided, collectives, point-to-point),
  * about 10 us under Open MPI after one-sided traffic through MPI, which
  * every 1024 reads added 9 ns to a 4 ns get (bench-latency). */
 #define TARGET_PROBE_INTERVAL_NS 200000
 dart_ret_t target_progress_probe(void); /* DART_OK: fast paths tail-call it */
 
-/* Counts one direct operation and probes when due; returns DART_OK, so
- * that a fast path can end in it. */
+/* Direct operations between two calls of target_progress_probe. */
+#define TARGET_PROBE_EVERY 1024
+
+/* Counts one direct operation and probes when due (the first operation
+ * of a thread, then every TARGET_PROBE_EVERY-th); returns DART_OK, so
+ * that a fast path can end in it. A count down to below zero is one
+ * decrement of memory and a branch on its sign; the count up and modulo
+ * it replaced took five instructions of a 42-instruction 8-byte get. */
 static inline dart_ret_t target_direct_progress(void)
 {
-  if (__builtin_expect(++target_cache.direct_ops % 1024 == 0, 0)) {
+  if (__builtin_expect(--target_cache.direct_ops_left < 0, 0)) {
     return target_progress_probe();
   }
   return DART_OK;
