@@ -977,6 +977,12 @@ Run by hand from a build (`scripts/build.sh openmpi`, then
   `dart_init` + `dart_exit` at 2 to 32 units on 1, 2 and 4 simulated nodes,
   node-roots against naive; `benchmarks/bootstrap_model.md` projects both
   modes to large machines.
+- `benchmarks/count_instructions.sh [-b BUILD_DIR] [-o FILE]`: instructions
+  per operation of the shared-memory put, get, flush and atomic fast paths
+  next to the raw copy or CPU atomic, counted by `valgrind --tool=callgrind`
+  in `bench-instructions` (1 B to 4 KiB): the same in every run, so a change
+  of a few instructions shows where times vary by 10-20 % from launch to
+  launch. Not a time: valgrind runs the AVX2 copy variant on any CPU.
 - `bench-latency`, `bench-distance` and `bench-locks` (`--reps R`,
   `--iters K`, `--csv FILE`) are what the runner launches; they run on
   their own too, e.g. `mpiexec.openmpi -n 2 --bind-to core
@@ -1049,6 +1055,12 @@ def write_docs(root):
         sections += section
     if not sections:
         return None
+    # The instruction counts (benchmarks/count_instructions.sh), where the
+    # one-node run published them.
+    counts = os.path.join(root, "bench-results", "latest", "instructions.md")
+    if os.path.isfile(counts):
+        with open(counts) as f:
+            sections.append(f.read())
     text = (DOCS_TITLE + "\n" + "\n".join(headlines) + "\n" + DOCS_HOW +
             "\n" + "\n".join(sections) + "\n" + DOCS_OTHER)
     # Blank lines never pile up, whatever the summaries end with.

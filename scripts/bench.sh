@@ -38,7 +38,8 @@ usage: scripts/bench.sh [--quick] [--cluster] [--units N] [--peers LIST]
                 (default: both; OpenSHMEM is skipped with a message when
                 oshcc is missing, unless named here explicitly)
   --out DIR     result directory (default bench-results/<UTC time>)
-  --publish     also copy summary.md and the plots to bench-results/latest
+  --publish     also copy summary.md, the plots and instructions.md to
+                bench-results/latest
                 (bench-results/latest-cluster with --cluster) and rewrite
                 docs/benchmarks.md from both published summaries
   --publish-only  only rewrite docs/benchmarks.md from the summaries in
@@ -179,7 +180,7 @@ fi
 # --- build -------------------------------------------------------------
 build="$root/build/bench"
 targets=(bench-latency bench-locks bench-collectives random-access stencil)
-((cluster)) || targets+=(bench-distance bench-pool)
+((cluster)) || targets+=(bench-distance bench-pool bench-instructions)
 ((want_mpi)) && targets+=(mpi-random-access mpi-stencil)
 ((want_shmem)) && targets+=(shmem-latency shmem-random-access shmem-stencil)
 ((want_shmem)) && ! ((cluster)) && targets+=(shmem-pool)
@@ -216,8 +217,10 @@ steps=$((3 + lat_launches))
 ((want_shmem)) && steps=$((steps + 1 + lat_launches))
 # --cluster: no distance runs; MPICH latency launches.
 ((cluster)) && steps=$((steps - 1 - want_shmem + lat_launches))
-# The local pool on one node: 2 layouts, and OpenSHMEM's allocation.
+# The local pool on one node: 2 layouts, and OpenSHMEM's allocation; the
+# instruction counts where valgrind is installed.
 ((cluster)) || steps=$((steps + 2 + want_shmem))
+((cluster)) || ! command -v valgrind >/dev/null || steps=$((steps + 1))
 models=(dart)
 ((want_mpi)) && models+=(mpi)
 ((want_shmem)) && models+=(shmem)
@@ -406,6 +409,15 @@ done
 echo "load average (1/5/15 min) after the runs: $(cut -d' ' -f1-3 /proc/loadavg)" \
   >>"$out/env.txt"
 
+# Instruction counts of the same fast paths (benchmarks/count_instructions.sh):
+# a view without the VM's noise, where valgrind is installed.
+if ! ((cluster)) && command -v valgrind >/dev/null; then
+  progress "instructions per operation (valgrind --tool=callgrind)"
+  "$root/benchmarks/count_instructions.sh" -b "$build" \
+    -o "$out/instructions.md" >/dev/null ||
+    echo "   instruction counts failed (see above)"
+fi
+
 # --- report ------------------------------------------------------------
 echo "== report in $out"
 python3 "$root/benchmarks/report.py" "$out" "$plots"
@@ -414,6 +426,7 @@ if ((publish)); then
   mkdir -p "$latest"
   cp "$out/summary.md" "$latest/"
   cp "$out"/*.png "$latest/" 2>/dev/null || true
+  [ -f "$out/instructions.md" ] && cp "$out/instructions.md" "$latest/"
   echo "published to $latest"
   publish_docs
 fi
