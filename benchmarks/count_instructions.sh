@@ -62,6 +62,7 @@ count() {
        "$("${CC:-cc}" --version 2>/dev/null | head -n1), $(valgrind --version)," \
        "$iters operations per kernel, the loop included; valgrind runs the" \
        "AVX2 variant of the copy entries whatever the CPU."
+  echo
   echo "Raw: memcpy (+ seq_cst fence for put), __atomic_fetch_add, __atomic_compare_exchange_n, __atomic_fetch_xor."
   echo
   echo "| operation | bytes | DART | raw | DART - raw |"
