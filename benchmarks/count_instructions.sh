@@ -15,7 +15,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build/bench" out=""
-usage() { sed -n '9,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '9,14p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
   case "$1" in
     -b|-o)
