@@ -298,10 +298,11 @@ static inline void target_forget_all(void)
 /* Enters MPI now and then, so a unit that waits on shared memory still
  * lets MPI make progress for others: every TARGET_PROBE_EVERY-th direct
  * read or atomic looks at the clock and probes MPI if
- * TARGET_PROBE_INTERVAL_NS have passed since the last probe. Not the count alone: a probe runs every
- * progress engine of the MPI (one-sided, collectives, point-to-point),
- * about 10 us under Open MPI after one-sided traffic through MPI, which
- * every 1024 reads added 9 ns to a 4 ns get (bench-latency). */
+ * TARGET_PROBE_INTERVAL_NS have passed since the last probe. Not the
+ * count alone: a probe runs every progress engine of the MPI (one-sided,
+ * collectives, point-to-point), about 10 us under Open MPI after
+ * one-sided traffic through MPI, which every 1024 reads added 9 ns to a
+ * 4 ns get (bench-latency). */
 #define TARGET_PROBE_INTERVAL_NS 200000
 dart_ret_t target_progress_probe(void); /* DART_OK: fast paths tail-call it */
 

@@ -68,11 +68,11 @@ static void combine(const struct acc_batch *b, void *into, const void *value)
 }
 
 /* Sends a batch of `n` distinct locations in increasing order: one MPI
- * call. Locations next to each other go as one block of the target type:
- * Open MPI's osc/ucx moves each block of an accumulate with a get and a
- * put of its own: the RandomAccess app across 2 hosts (512 updates per
- * target and flush into 4096 words) sends about 12 % fewer blocks than
- * with one block per location. */
+ * call. Locations next to each other go as one block of the target type,
+ * since Open MPI's osc/ucx moves each block of an accumulate with a get
+ * and a put of its own. The RandomAccess app across 2 hosts (512 updates
+ * per target and flush into 4096 words) sends about 12 % fewer blocks
+ * than with one block per location. */
 static int send_distinct(struct acc_batch *b, int unit, MPI_Win win,
                          const MPI_Aint *disps, const char *values, int n)
 {
