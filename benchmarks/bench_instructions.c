@@ -208,13 +208,17 @@ static void run(struct bench *b, int iters)
 {
   const long one = 1;
   long old = 0, zero = 0;
-  memset(b->buf, 0x5a, b->bytes);
+  char *target = b->mine + DATA_OFFSET;
   CHECK(dart_put_blocking(b->data, b->buf, b->bytes, DART_TYPE_BYTE,
                           DART_TYPE_BYTE));
-  kernel_put_dart(b, iters);
-  memset(b->buf, 0, b->bytes);
   CHECK(dart_get_blocking(b->buf, b->data, b->bytes, DART_TYPE_BYTE,
                           DART_TYPE_BYTE));
+  /* Each pair of kernels: the put moves `value` from the buffer into the
+   * portion, the get back into the cleared buffer. */
+  memset(b->buf, 0x5a, b->bytes);
+  memset(target, 0, b->bytes);
+  kernel_put_dart(b, iters);
+  memset(b->buf, 0, b->bytes);
   kernel_get_dart(b, iters);
   expect_data(b, 0x5a, "put, get");
   memset(b->buf, 0x3c, b->bytes);
@@ -222,9 +226,11 @@ static void run(struct bench *b, int iters)
   memset(b->buf, 0, b->bytes);
   kernel_getflush_dart(b, iters);
   expect_data(b, 0x3c, "put + flush, get + flush_local");
+  memset(b->buf, 0x77, b->bytes);
   kernel_put_raw(b, iters);
+  memset(b->buf, 0, b->bytes);
   kernel_get_raw(b, iters);
-  expect_data(b, 0x3c, "raw copies");
+  expect_data(b, 0x77, "raw copies");
 
   CHECK(dart_fetch_and_op(b->fao, &one, &old, DART_TYPE_LONG, DART_OP_SUM));
   kernel_fao_dart(b, iters);
