@@ -7,7 +7,9 @@
  *
  * Why: at 1 B to 1 KiB an operation takes 2-15 ns, and this VM moves
  * whole launches of bench-latency by 15-20 % (the same binary twice in
- * alternating launches); an instruction count is the same in every run,
+ * alternating launches); an instruction count is the same in every run
+ * (to within half an instruction per operation: the progress probe of
+ * model/target.c reads the clock and enters MPI only when it is due),
  * so a change to the fast path of one or two instructions shows. It is
  * not a time: valgrind runs the AVX2 variant of the copy entries
  * (rma/onesided.c) whatever the CPU, and says nothing of stalls.

@@ -2,9 +2,11 @@
 # Instructions per operation of DART's shared-memory fast paths next to the
 # raw copy or CPU atomic, counted by valgrind --tool=callgrind in
 # bench-instructions (benchmarks/bench_instructions.c says why and what it
-# does not show). The same binary gives the same counts in every run, so a
-# change of one instruction in a fast path shows where bench-latency's
-# times cannot tell it from the VM's noise.
+# does not show). The same binary gives the same counts in every run (to
+# within half an instruction per operation: the progress probe reads the
+# clock and enters MPI only when due), so a change of one instruction in a
+# fast path shows where bench-latency's times cannot tell it from the VM's
+# noise.
 #
 # Usage: benchmarks/count_instructions.sh [-b BUILD_DIR] [-o FILE]
 #   -b BUILD_DIR  a configured build of DART (default build/bench, the one
@@ -15,7 +17,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build/bench" out=""
-usage() { sed -n '9,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '/^# Usage:/,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 while (($#)); do
   case "$1" in
     -b|-o)

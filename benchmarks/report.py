@@ -980,9 +980,11 @@ Run by hand from a build (`scripts/build.sh openmpi`, then
 - `benchmarks/count_instructions.sh [-b BUILD_DIR] [-o FILE]`: instructions
   per operation of the shared-memory put, get, flush and atomic fast paths
   next to the raw copy or CPU atomic, counted by `valgrind --tool=callgrind`
-  in `bench-instructions` (1 B to 4 KiB): the same in every run, so a change
-  of a few instructions shows where times vary by 10-20 % from launch to
-  launch. Not a time: valgrind runs the AVX2 copy variant on any CPU.
+  in `bench-instructions` (1 B to 4 KiB): the same in every run to within
+  half an instruction per operation (the progress probe reads the clock),
+  so a change of a few instructions shows where times vary by 10-20 % from
+  launch to launch. Not a time: valgrind runs the AVX2 copy variant on any
+  CPU.
 - `bench-latency`, `bench-distance` and `bench-locks` (`--reps R`,
   `--iters K`, `--csv FILE`) are what the runner launches; they run on
   their own too, e.g. `mpiexec.openmpi -n 2 --bind-to core
