@@ -229,6 +229,20 @@ store_256(char *dst, __m256i v)
   _mm256_storeu_si256((__m256i *)(void *)dst, v);
 }
 
+/* 65 to 128 bytes: the first two and the last two 32-byte blocks, all
+ * loaded before any is stored (both variants below). */
+static inline __attribute__((always_inline)) COPY_TARGET_AVX2 void
+move_65_to_128(char *dst, const char *src, size_t bytes)
+{
+    __m256i head0 = load_256(src), head1 = load_256(src + 32);
+    __m256i tail1 = load_256(src + bytes - 64);
+    __m256i tail0 = load_256(src + bytes - 32);
+    store_256(dst, head0);
+    store_256(dst + 32, head1);
+    store_256(dst + bytes - 64, tail1);
+    store_256(dst + bytes - 32, tail0);
+}
+
 /* Up to 32 bytes, one masked load and one masked store of a 32-byte
  * register: no branch on the size. Up to 64 bytes, the first 32 and the
  * rest masked; up to 128, the first and the last two 32-byte blocks, all
@@ -251,13 +265,7 @@ move_masked(char *dst, const char *src, size_t bytes)
     store_256(dst, head);
     _mm256_mask_storeu_epi8(dst + 32, mask, tail);
   } else if (bytes <= 128) {
-    __m256i head0 = load_256(src), head1 = load_256(src + 32);
-    __m256i tail1 = load_256(src + bytes - 64);
-    __m256i tail0 = load_256(src + bytes - 32);
-    store_256(dst, head0);
-    store_256(dst + 32, head1);
-    store_256(dst + bytes - 64, tail1);
-    store_256(dst + bytes - 32, tail0);
+    move_65_to_128(dst, src, bytes);
   } else {
     /* direct_copy's blocks, spelled out: for an AVX-512 target GCC turns
      * its loop into 64-byte moves behind an overlap check (256 B: 4.5 ns
@@ -287,13 +295,7 @@ move_blocks(char *dst, const char *src, size_t bytes)
     store_256(dst, head);
     store_256(dst + bytes - 32, tail);
   } else if (bytes <= 128) {
-    __m256i head0 = load_256(src), head1 = load_256(src + 32);
-    __m256i tail1 = load_256(src + bytes - 64);
-    __m256i tail0 = load_256(src + bytes - 32);
-    store_256(dst, head0);
-    store_256(dst + 32, head1);
-    store_256(dst + bytes - 64, tail1);
-    store_256(dst + bytes - 32, tail0);
+    move_65_to_128(dst, src, bytes);
   } else {
     _Static_assert(INLINE_COPY_MAX <= 256, "four blocks from each end");
     __m256i head0 = load_256(src), head1 = load_256(src + 32);
