@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds one variant into build/<variant>:
 #   openmpi (default) | mpich | asan (Open MPI, address+undefined sanitizers)
+#   | tsan (Open MPI, thread sanitizer)
 # or, with --cluster, into build/cluster-<variant> with its tests launched
 # across the virtual cluster (-DDART_TEST_CLUSTER=ON; scripts/test.sh's
 # cluster variants). Warnings are errors in every variant.
@@ -9,12 +10,13 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 
 usage() {
   cat <<USAGE
-usage: scripts/build.sh [--cluster] [openmpi|mpich|asan]
+usage: scripts/build.sh [--cluster] [openmpi|mpich|asan|tsan]
   Configures and builds one variant into build/<variant> with warnings as
   errors (-DDART_WERROR=ON):
   openmpi  the default: against Open MPI
   mpich    against MPICH
   asan     Open MPI, Debug, address + undefined-behaviour sanitizers
+  tsan     Open MPI, thread sanitizer (-O1); not with --cluster
   --cluster   into build/cluster-<variant> instead, its tests launched
               across the virtual cluster of scripts/cluster.sh
   -h, --help  this text
@@ -34,11 +36,18 @@ case "$variant" in
   mpich)   flags=(-DDART_MPI_FLAVOUR=mpich) ;;
   asan)    flags=(-DDART_MPI_FLAVOUR=openmpi -DDART_SANITIZE=ON
                   -DCMAKE_BUILD_TYPE=Debug) ;;
+  tsan)    flags=(-DDART_MPI_FLAVOUR=openmpi -DDART_SANITIZE=thread
+                  -DCMAKE_BUILD_TYPE=Debug) ;;
   -h|--help) usage; exit 0 ;;
   *) echo "build.sh: unknown variant or option '$variant'" >&2; usage >&2
      exit 2 ;;
 esac
 build="$root/build/$variant"
+if ((cluster)) && [ "$variant" = tsan ]; then
+  # The cluster's launcher passes on ASan's settings only (cluster.sh).
+  echo "build.sh: tsan has no cluster variant" >&2
+  exit 2
+fi
 if ((cluster)); then
   build="$root/build/cluster-$variant"
   flags+=(-DDART_TEST_CLUSTER=ON)

@@ -329,7 +329,8 @@ static inline size_t gcd(size_t a, size_t b) { return b == 0 ? a : gcd(b,
 
 static inline const struct ftype *pick_in_family(int family)
 {
-  const struct ftype *in[8];
+  /* Every family has a type, but GCC at -O1 cannot tell (-Werror). */
+  const struct ftype *in[8] = {NULL};
   int k = 0;
   for (int i = 0; i < ntypes; ++i) {
     if (types[i].family == family) {

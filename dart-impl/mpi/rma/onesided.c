@@ -596,9 +596,10 @@ enum copy_variant { COPY_BASELINE, COPY_AVX2, COPY_AVX512 };
  * constructor: in a program linked with the library's objects, before the
  * sanitizers' runtime has mapped its shadow memory, so they must not be
  * instrumented (an instrumented resolver crashed every such test program
- * of the sanitizer build at load). */
+ * of the address and of the thread sanitizer build at load). */
 #define COPY_RESOLVER                                                       \
-  __attribute__((no_sanitize_address, no_sanitize_undefined))
+  __attribute__((no_sanitize_address, no_sanitize_undefined,               \
+                 no_sanitize_thread))
 
 /* The CPU model GCC fills in also checks that the OS saves the AVX and
  * AVX-512 registers. */
