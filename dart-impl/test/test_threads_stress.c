@@ -11,6 +11,14 @@
  * serialization failed with MPI_ERR_OTHER and read back wrong data
  * (dart-impl/mpi/core/serialize.h).
  *
+ * A second case runs the other MT-safe one-sided calls from the same
+ * threads, a tenth as many iterations: single-element accumulates (SUM
+ * and BXOR) into every unit, which go through the per-target batches of
+ * rma/acc_batch.c between nodes, flushed now and then by whichever thread
+ * (dart_flush_all); a compare-and-swap loop on one counter; and puts and
+ * gets through handles (dart_put_handle + dart_wait, dart_get_handle +
+ * dart_test / dart_wait_local). Every total is checked exactly.
+ *
  * dart_init_thread documents DART_THREAD_MULTIPLE when MPI grants
  * MPI_THREAD_MULTIPLE (init.c); if it grants DART_THREAD_SINGLE the
  * test checks that MPI did not offer MPI_THREAD_MULTIPLE and runs the
@@ -87,7 +95,9 @@ static void setup(int *argc, char ***argv)
   ASSERT_OK(dart_init_thread(argc, argv, &level));
 }
 
-static void put_get_fetch_op(void)
+/* Reads the arguments and the granted thread level into me, n, iters and
+ * threads. */
+static void configure(void)
 {
   int argc = test_argc;
   char **argv = test_argv;
@@ -117,6 +127,35 @@ static void put_get_fetch_op(void)
     ASSERT(provided < MPI_THREAD_MULTIPLE);
     threads = 1;
   }
+}
+
+/* Runs `fn` on `threads` threads (on this one when there is one). */
+static void run_threads(void *(*fn)(void *), struct worker w[])
+{
+  pthread_t tid[THREADS];
+  for (int t = 0; t < threads; ++t) {
+    w[t] = (struct worker){ t, 0, -1 };
+    if (threads > 1) {
+      ASSERT_EQ(pthread_create(&tid[t], NULL, fn, &w[t]), 0);
+    }
+  }
+  if (threads == 1) {
+    fn(&w[0]);
+  } else {
+    for (int t = 0; t < threads; ++t) {
+      ASSERT_EQ(pthread_join(tid[t], NULL), 0);
+    }
+  }
+  for (int t = 0; t < threads; ++t) {
+    ASSERT_MSG(w[t].failures == 0, "thread %d: %ld read-backs differed, "
+               "first at iteration %ld", t, w[t].failures,
+               w[t].first_bad_iter);
+  }
+}
+
+static void put_get_fetch_op(void)
+{
+  configure();
   if (me == 0) {
     printf("test_threads_stress: %d units, thread level %d, %d threads, "
            "%ld iterations each\n", n, (int)level, threads, iters);
@@ -132,26 +171,8 @@ static void put_get_fetch_op(void)
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 
   double start = MPI_Wtime();
-  pthread_t tid[THREADS];
   struct worker w[THREADS];
-  for (int t = 0; t < threads; ++t) {
-    w[t] = (struct worker){ t, 0, -1 };
-    if (threads > 1) {
-      ASSERT_EQ(pthread_create(&tid[t], NULL, work, &w[t]), 0);
-    }
-  }
-  if (threads == 1) {
-    work(&w[0]);
-  } else {
-    for (int t = 0; t < threads; ++t) {
-      ASSERT_EQ(pthread_join(tid[t], NULL), 0);
-    }
-  }
-  for (int t = 0; t < threads; ++t) {
-    ASSERT_MSG(w[t].failures == 0, "thread %d: %ld read-backs differed, "
-               "first at iteration %ld", t, w[t].failures,
-               w[t].first_bad_iter);
-  }
+  run_threads(work, w);
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   double elapsed = MPI_Wtime() - start;
   if (me == 0) {
@@ -178,8 +199,136 @@ static void put_get_fetch_op(void)
   ASSERT_OK(dart_team_memfree(seg));
 }
 
+/* The second case's segment, per unit: a SUM counter, a BXOR word and a
+ * compare-and-swap counter on a line of their own, then one slot per
+ * thread for the handle transfers. */
+enum { SUM_AT = 0, XOR_AT = 8, CAS_AT = 16, HANDLE_SLOTS_AT = 64 };
+static long iters2; /* iterations of a thread in the second case */
+
+static uint64_t xor_operand(int unit, int thread, long iter)
+{
+  uint64_t x = (uint64_t)unit << 48 ^ (uint64_t)thread << 40 ^
+               (uint64_t)iter * 0x9e3779b97f4a7c15ull;
+  return x | 1; /* never 0, so every update changes the word */
+}
+
+static void *work_atomics_handles(void *arg)
+{
+  struct worker *w = arg;
+  int next = (me + 1) % n;
+  dart_gptr_t slot = at(next, HANDLE_SLOTS_AT + (uint64_t)w->id * SLOT);
+  dart_gptr_t cas = at(n - 1, CAS_AT);
+  unsigned char out[SLOT], back[SLOT];
+  long long one = 1;
+  long long guess = 0;
+  for (long i = 0; i < iters2; ++i) {
+    uint64_t x = xor_operand(me, w->id, i);
+    for (int u = 0; u < n; ++u) {
+      ASSERT_OK(dart_accumulate(at(u, SUM_AT), &one, 1, DART_TYPE_LONGLONG,
+                                DART_OP_SUM));
+      ASSERT_OK(dart_accumulate(at(u, XOR_AT), &x, 1, DART_TYPE_ULONGLONG,
+                                DART_OP_BXOR));
+    }
+    if (i % 8 == (long)w->id) { /* threads flush at different times */
+      ASSERT_OK(dart_flush_all(seg));
+    }
+    /* Increment by compare-and-swap: retry with the value seen. */
+    for (;;) {
+      long long want = guess + 1, seen = -1;
+      ASSERT_OK(dart_compare_and_swap(cas, &want, &guess, &seen,
+                                      DART_TYPE_LONGLONG));
+      ASSERT_OK(dart_flush_local(cas));
+      if (seen == guess) {
+        guess = want;
+        break;
+      }
+      ASSERT(seen > guess); /* the counter only grows */
+      guess = seen;
+    }
+    for (int k = 0; k < SLOT; ++k) {
+      out[k] = pattern(me, w->id, i, k);
+    }
+    memset(back, 0, sizeof back);
+    dart_handle_t put = DART_HANDLE_NULL, get = DART_HANDLE_NULL;
+    ASSERT_OK(dart_put_handle(slot, out, SLOT, DART_TYPE_BYTE, DART_TYPE_BYTE,
+                              &put));
+    ASSERT_OK(dart_wait(&put));
+    ASSERT(put == DART_HANDLE_NULL);
+    ASSERT_OK(dart_get_handle(back, slot, SLOT, DART_TYPE_BYTE,
+                              DART_TYPE_BYTE, &get));
+    int32_t done = 0;
+    ASSERT_OK(dart_test(&get, &done)); /* either answer; consumed if 1 */
+    if (!done) {
+      ASSERT_OK(dart_wait_local(&get));
+    }
+    ASSERT(get == DART_HANDLE_NULL);
+    if (memcmp(out, back, SLOT) != 0 && w->failures++ == 0) {
+      w->first_bad_iter = i;
+    }
+  }
+  return NULL;
+}
+
+static void atomics_handles(void)
+{
+  configure();
+  iters2 = iters / 10 > 0 ? iters / 10 : 1;
+  if (me == 0) {
+    printf("test_threads_stress: %d units, %d threads, %ld iterations each "
+           "of accumulates, compare-and-swap and handles\n", n, threads,
+           iters2);
+    fflush(stdout);
+  }
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL,
+                                       HANDLE_SLOTS_AT + THREADS * SLOT,
+                                       DART_TYPE_BYTE, &seg));
+  unsigned char zero[HANDLE_SLOTS_AT + THREADS * SLOT] = { 0 };
+  ASSERT_OK(dart_put_blocking(at(me, 0), zero, sizeof zero, DART_TYPE_BYTE,
+                              DART_TYPE_BYTE));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+
+  struct worker w[THREADS];
+  run_threads(work_atomics_handles, w);
+  ASSERT_OK(dart_flush_all(seg));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+
+  /* Every unit's threads updated every unit once per iteration. */
+  long long updates = (long long)n * threads * iters2;
+  long long sum = -1, count = -1;
+  uint64_t xor_word = 0, xor_expected = 0;
+  ASSERT_OK(dart_get_blocking(&sum, at(me, SUM_AT), 1, DART_TYPE_LONGLONG,
+                              DART_TYPE_LONGLONG));
+  ASSERT_EQ(sum, updates);
+  ASSERT_OK(dart_get_blocking(&xor_word, at(me, XOR_AT), 1,
+                              DART_TYPE_ULONGLONG, DART_TYPE_ULONGLONG));
+  for (int u = 0; u < n; ++u) {
+    for (int t = 0; t < threads; ++t) {
+      for (long i = 0; i < iters2; ++i) {
+        xor_expected ^= xor_operand(u, t, i);
+      }
+    }
+  }
+  ASSERT_EQ(xor_word, xor_expected);
+  ASSERT_OK(dart_get_blocking(&count, at(n - 1, CAS_AT), 1,
+                              DART_TYPE_LONGLONG, DART_TYPE_LONGLONG));
+  ASSERT_EQ(count, updates);
+  int prev = (me + n - 1) % n;
+  for (int t = 0; t < threads; ++t) {
+    unsigned char got[SLOT];
+    ASSERT_OK(dart_get_blocking(got,
+                                at(me, HANDLE_SLOTS_AT + (uint64_t)t * SLOT),
+                                SLOT, DART_TYPE_BYTE, DART_TYPE_BYTE));
+    for (int k = 0; k < SLOT; ++k) {
+      ASSERT_EQ(got[k], pattern(prev, t, iters2 - 1, k));
+    }
+  }
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
 static const struct test_case cases[] = {
   { "put_get_fetch_op", put_get_fetch_op },
+  { "atomics_handles", atomics_handles },
 };
 
 int main(int argc, char **argv)
