@@ -153,6 +153,19 @@ static void run_threads(void *(*fn)(void *), struct worker w[])
   }
 }
 
+/* Allocates `seg`, `bytes` per unit, zero everywhere once this returns. */
+static void alloc_zeroed(size_t bytes)
+{
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, bytes, DART_TYPE_BYTE,
+                                       &seg));
+  unsigned char *zero = calloc(1, bytes);
+  ASSERT(zero != NULL);
+  ASSERT_OK(dart_put_blocking(at(me, 0), zero, bytes, DART_TYPE_BYTE,
+                              DART_TYPE_BYTE));
+  free(zero);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+}
+
 static void put_get_fetch_op(void)
 {
   configure();
@@ -161,14 +174,7 @@ static void put_get_fetch_op(void)
            "%ld iterations each\n", n, (int)level, threads, iters);
     fflush(stdout);
   }
-
-  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL,
-                                       COUNTER_BYTES + THREADS * SLOT,
-                                       DART_TYPE_BYTE, &seg));
-  unsigned char zero[COUNTER_BYTES + THREADS * SLOT] = { 0 };
-  ASSERT_OK(dart_put_blocking(at(me, 0), zero, sizeof zero, DART_TYPE_BYTE,
-                              DART_TYPE_BYTE));
-  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  alloc_zeroed(COUNTER_BYTES + THREADS * SLOT);
 
   double start = MPI_Wtime();
   struct worker w[THREADS];
@@ -279,13 +285,7 @@ static void atomics_handles(void)
            iters2);
     fflush(stdout);
   }
-  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL,
-                                       HANDLE_SLOTS_AT + THREADS * SLOT,
-                                       DART_TYPE_BYTE, &seg));
-  unsigned char zero[HANDLE_SLOTS_AT + THREADS * SLOT] = { 0 };
-  ASSERT_OK(dart_put_blocking(at(me, 0), zero, sizeof zero, DART_TYPE_BYTE,
-                              DART_TYPE_BYTE));
-  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  alloc_zeroed(HANDLE_SLOTS_AT + THREADS * SLOT);
 
   struct worker w[THREADS];
   run_threads(work_atomics_handles, w);
