@@ -12,8 +12,9 @@
  * same virtual address in all of them; this one lies far from where
  * Linux puts heaps, stacks and libraries (and above ASan's shadow), so
  * it is normally free. When it is not, adoption fails and the unit
- * falls back to loading its own copy. ThreadSanitizer keeps its metadata
- * there and lets programs map only its application ranges: under it, 256
+ * falls back to loading its own copy. ThreadSanitizer lets programs map
+ * only its application ranges, and this address lies outside them (the
+ * mapping failed with EBUSY, so every unit loaded its own): under it, 256
  * GiB, inside the lowest of them in every layout GCC's TSan has used
  * (below 512 GiB) and far above a program's image. */
 #if defined(__SANITIZE_THREAD__)
