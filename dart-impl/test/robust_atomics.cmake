@@ -40,6 +40,24 @@ foreach(name test_threads_stress.u2.n1 test_threads_stress.u2.n2
     FAIL_REGULAR_EXPRESSION "not returned to mpool;MPI_ERR")
 endforeach()
 
+# Memory calls under threads: 4 threads per unit allocate, fill, check and
+# free local-pool blocks in a 1 MiB pool that grows and shrinks at once,
+# then collective segments on a team each, all at the same time. Rounds as
+# for test_threads_stress, whose limits (MPICH with threads, the cluster,
+# the sanitizers) hold here too.
+add_executable(test_threads_memory test_threads_memory.c)
+target_link_libraries(test_threads_memory PRIVATE dart MPI::MPI_C
+                      Threads::Threads)
+set(memory_env DART_LOCAL_POOL_MIB=1 DART_LOCAL_POOL_MAX_MIB=256
+    DART_POOL_SHRINK_MS=0 DART_POOL_GRACE_US=1000)
+dart_add_mpi_test(test_threads_memory UNITS 2 NODES 1 2 TIMEOUT 240
+                  ENV ${memory_env} ARGS ${stress_iters})
+dart_add_mpi_test(test_threads_memory UNITS 4 NODES 1 2 TIMEOUT 240
+                  ENV ${memory_env} ARGS ${stress_iters_u4})
+dart_add_mpi_test(test_threads_memory NAME noshm UNITS 2 NODES 1
+                  TIMEOUT 240 ENV ${memory_env} DART_SHM_PATH=off
+                  ARGS ${stress_iters})
+
 # The alignment rule of every atomic entry, on every path: misaligned
 # targets refused untouched, every aligned offset of every type exact,
 # the 1-/2-byte compare-and-swap at every position of its 4-byte word

@@ -1,0 +1,213 @@
+/* Memory calls under threads (dart_init_thread granting
+ * DART_THREAD_MULTIPLE), as dart-if/include/dash/dart/if/dart.h allows
+ * them:
+ *
+ * - local_pool: every thread allocates and frees blocks of the local pool
+ *   (dart_memalloc, MT-safe; dart_memfree, MT-safe for distinct blocks),
+ *   sizes from a fixed-seed generator, up to LIVE blocks at a time. It
+ *   fills each new block with a pattern of its own through
+ *   dart_put_blocking and reads it back with dart_get_blocking before
+ *   freeing it. Two threads handed overlapping blocks, or a block that a
+ *   growth or shrink of the pool moved or dropped (the registrations set
+ *   a 1 MiB pool that shrinks at once), read back wrong.
+ * - team_segments: one team per thread, cloned up front; every thread
+ *   allocates a collective segment on its own team (MT-team), puts a
+ *   pattern into the next unit's portion, flushes, meets its team in a
+ *   barrier, checks its own portion and frees the segment, round after
+ *   round, all threads at once.
+ *
+ * argv[1]: rounds (default 10000 blocks per thread, a 200th of that, at
+ * least 5, in team rounds). Without MPI_THREAD_MULTIPLE the test fails: the
+ * registrations run it where both MPIs grant it. */
+#include "test.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { THREADS = 4, LIVE = 8, MAX_BLOCK_LOG2 = 16, ALARM_S = 200 };
+
+static int me, n;
+static long rounds = 10000;
+static dart_team_t teams[THREADS];
+
+static void on_alarm(int sig)
+{
+  (void)sig;
+  static const char msg[] = "HANG in test_threads_memory\n";
+  write(STDERR_FILENO, msg, sizeof msg - 1);
+  _exit(1);
+}
+
+/* xorshift64: the same sequence in every run. */
+static uint64_t next_random(uint64_t *state)
+{
+  uint64_t x = *state;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  return *state = x;
+}
+
+static unsigned char pattern(int unit, int thread, long round, size_t k)
+{
+  return (unsigned char)(unit * 29 + thread * 71 + round * 13 + k * 7 +
+                         (k >> 8));
+}
+
+struct block {
+  dart_gptr_t g;
+  size_t      bytes;
+  long        round; /* whose pattern it holds */
+};
+
+static void fill(struct block *b, int thread, unsigned char *buf)
+{
+  for (size_t k = 0; k < b->bytes; ++k) {
+    buf[k] = pattern(me, thread, b->round, k);
+  }
+  ASSERT_OK(dart_put_blocking(b->g, buf, b->bytes, DART_TYPE_BYTE,
+                              DART_TYPE_BYTE));
+}
+
+static void check_and_free(struct block *b, int thread, unsigned char *buf)
+{
+  memset(buf, 0, b->bytes);
+  ASSERT_OK(dart_get_blocking(buf, b->g, b->bytes, DART_TYPE_BYTE,
+                              DART_TYPE_BYTE));
+  for (size_t k = 0; k < b->bytes; ++k) {
+    ASSERT_MSG(buf[k] == pattern(me, thread, b->round, k),
+               "thread %d: block of %zu bytes from round %ld, byte %zu "
+               "changed", thread, b->bytes, b->round, k);
+  }
+  ASSERT_OK(dart_memfree(b->g));
+  b->bytes = 0;
+}
+
+static void *pool_worker(void *arg)
+{
+  int t = (int)(intptr_t)arg;
+  uint64_t state = 0x9e3779b97f4a7c15ull ^ (uint64_t)(me * THREADS + t + 1);
+  unsigned char *buf = xmalloc((size_t)1 << MAX_BLOCK_LOG2);
+  struct block live[LIVE] = { 0 };
+  for (long r = 0; r < rounds; ++r) {
+    struct block *b = &live[next_random(&state) % LIVE];
+    if (b->bytes != 0) {
+      check_and_free(b, t, buf);
+    }
+    /* 1 byte to 64 KiB, small sizes as often as large ones. */
+    unsigned shift = (unsigned)(next_random(&state) % (MAX_BLOCK_LOG2 + 1));
+    size_t bytes = 1 + next_random(&state) % ((size_t)1 << shift);
+    ASSERT_OK(dart_memalloc(bytes, DART_TYPE_BYTE, &b->g));
+    b->bytes = bytes;
+    b->round = r;
+    fill(b, t, buf);
+  }
+  for (int i = 0; i < LIVE; ++i) {
+    if (live[i].bytes != 0) {
+      check_and_free(&live[i], t, buf);
+    }
+  }
+  free(buf);
+  return NULL;
+}
+
+static void *team_worker(void *arg)
+{
+  int t = (int)(intptr_t)arg;
+  dart_team_t team = teams[t];
+  enum { WORDS = 64 };
+  /* A collective allocation with 4 threads per unit on each of the 2
+   * cores takes some 20 ms under Open MPI: 50 rounds at the default. */
+  long team_rounds = rounds / 200 > 5 ? rounds / 200 : 5;
+  for (long r = 0; r < team_rounds; ++r) {
+    dart_gptr_t g;
+    /* Portions of different sizes on every unit, round and thread. */
+    size_t words = WORDS + (size_t)((me + t + r) % 3) * WORDS;
+    ASSERT_OK(dart_team_memalloc_aligned(team, words, DART_TYPE_LONGLONG,
+                                         &g));
+    long long out[WORDS], got[WORDS];
+    for (int k = 0; k < WORDS; ++k) {
+      out[k] = ((long long)me << 40) + ((long long)t << 32) + r * WORDS + k;
+    }
+    dart_gptr_t next = gptr_at(g, (me + 1) % n, 0);
+    ASSERT_OK(dart_put(next, out, WORDS, DART_TYPE_LONGLONG,
+                       DART_TYPE_LONGLONG));
+    ASSERT_OK(dart_flush(next));
+    ASSERT_OK(dart_barrier(team));
+    ASSERT_OK(dart_get_blocking(got, gptr_at(g, me, 0), WORDS,
+                                DART_TYPE_LONGLONG, DART_TYPE_LONGLONG));
+    int prev = (me + n - 1) % n;
+    for (int k = 0; k < WORDS; ++k) {
+      ASSERT_EQ(got[k],
+                ((long long)prev << 40) + ((long long)t << 32) + r * WORDS + k);
+    }
+    /* Nobody frees before everyone has read (dart_team_memfree). */
+    ASSERT_OK(dart_barrier(team));
+    ASSERT_OK(dart_team_memfree(g));
+  }
+  return NULL;
+}
+
+static void run_threads(void *(*fn)(void *))
+{
+  pthread_t tid[THREADS];
+  for (int t = 0; t < THREADS; ++t) {
+    ASSERT_EQ(pthread_create(&tid[t], NULL, fn, (void *)(intptr_t)t), 0);
+  }
+  for (int t = 0; t < THREADS; ++t) {
+    ASSERT_EQ(pthread_join(tid[t], NULL), 0);
+  }
+}
+
+static void setup(int *argc, char ***argv)
+{
+  dart_thread_support_level_t level = DART_THREAD_SINGLE;
+  ASSERT_OK(dart_init_thread(argc, argv, &level));
+  ASSERT_EQ(level, DART_THREAD_MULTIPLE);
+  dart_global_unit_t id;
+  size_t size;
+  ASSERT_OK(dart_myid(&id));
+  ASSERT_OK(dart_size(&size));
+  me = id.id;
+  n = (int)size;
+  if (test_argc > 1) {
+    rounds = strtol(test_argv[1], NULL, 10);
+    ASSERT(rounds > 0);
+  }
+  signal(SIGALRM, on_alarm);
+  alarm(ALARM_S);
+}
+
+static void local_pool(void)
+{
+  run_threads(pool_worker);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+}
+
+static void team_segments(void)
+{
+  for (int t = 0; t < THREADS; ++t) {
+    ASSERT_OK(dart_team_clone(DART_TEAM_ALL, &teams[t]));
+  }
+  run_threads(team_worker);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  for (int t = 0; t < THREADS; ++t) {
+    ASSERT_OK(dart_team_destroy(&teams[t]));
+  }
+}
+
+static const struct test_case cases[] = {
+  { "local_pool", local_pool },
+  { "team_segments", team_segments },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup,
+                       test_dart_teardown);
+}
