@@ -42,7 +42,8 @@ endforeach()
 
 # Memory calls under threads: 4 threads per unit allocate, fill, check and
 # free local-pool blocks in a 1 MiB pool that grows and shrinks at once,
-# then collective segments on a team each, all at the same time. Rounds as
+# then blocks of one pool allocator, then collective segments on a team
+# each, all at the same time. Rounds as
 # for test_threads_stress, whose limits (MPICH with threads, the cluster,
 # the sanitizers) hold here too.
 add_executable(test_threads_memory test_threads_memory.c)

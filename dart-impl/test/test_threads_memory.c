@@ -10,6 +10,9 @@
  *   freeing it. Two threads handed overlapping blocks, or a block that a
  *   growth or shrink of the pool moved or dropped (the registrations set
  *   a 1 MiB pool that shrinks at once), read back wrong.
+ * - allocator: the same on one pool allocator of DART_TEAM_ALL
+ *   (dart_allocator_alloc, MT-safe; dart_allocator_free, MT-safe for
+ *   distinct blocks), whose pool has a fixed size.
  * - team_segments: one team per thread, cloned up front; every thread
  *   allocates a collective segment on its own team (MT-team), puts a
  *   pattern into the next unit's portion, flushes, meets its team in a
@@ -53,6 +56,28 @@ static uint64_t next_random(uint64_t *state)
   return *state = x;
 }
 
+/* How the block cases allocate and free: the local pool or an
+ * allocator. */
+static dart_allocator_t allocator; /* NULL: the local pool */
+
+static void block_alloc(size_t bytes, dart_gptr_t *g)
+{
+  if (allocator == NULL) {
+    ASSERT_OK(dart_memalloc(bytes, DART_TYPE_BYTE, g));
+  } else {
+    ASSERT_OK(dart_allocator_alloc(bytes, DART_TYPE_BYTE, g, allocator));
+  }
+}
+
+static void block_free(dart_gptr_t *g)
+{
+  if (allocator == NULL) {
+    ASSERT_OK(dart_memfree(*g));
+  } else {
+    ASSERT_OK(dart_allocator_free(g, allocator));
+  }
+}
+
 static unsigned char pattern(int unit, int thread, long round, size_t k)
 {
   return (unsigned char)(unit * 29 + thread * 71 + round * 13 + k * 7 +
@@ -84,11 +109,11 @@ static void check_and_free(struct block *b, int thread, unsigned char *buf)
                "thread %d: block of %zu bytes from round %ld, byte %zu "
                "changed", thread, b->bytes, b->round, k);
   }
-  ASSERT_OK(dart_memfree(b->g));
+  block_free(&b->g);
   b->bytes = 0;
 }
 
-static void *pool_worker(void *arg)
+static void *block_worker(void *arg)
 {
   int t = (int)(intptr_t)arg;
   uint64_t state = 0x9e3779b97f4a7c15ull ^ (uint64_t)(me * THREADS + t + 1);
@@ -102,7 +127,7 @@ static void *pool_worker(void *arg)
     /* 1 byte to 64 KiB, small sizes as often as large ones. */
     unsigned shift = (unsigned)(next_random(&state) % (MAX_BLOCK_LOG2 + 1));
     size_t bytes = 1 + next_random(&state) % ((size_t)1 << shift);
-    ASSERT_OK(dart_memalloc(bytes, DART_TYPE_BYTE, &b->g));
+    block_alloc(bytes, &b->g);
     b->bytes = bytes;
     b->round = r;
     fill(b, t, buf);
@@ -185,8 +210,20 @@ static void setup(int *argc, char ***argv)
 
 static void local_pool(void)
 {
-  run_threads(pool_worker);
+  run_threads(block_worker);
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+}
+
+/* Room for every thread's LIVE largest blocks, twice over. */
+enum { ALLOCATOR_POOL = 2 * THREADS * LIVE << MAX_BLOCK_LOG2 };
+
+static void allocator_pool(void)
+{
+  ASSERT_OK(dart_allocator_new(ALLOCATOR_POOL, DART_TEAM_ALL, &allocator));
+  run_threads(block_worker);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_allocator_destroy(&allocator));
+  ASSERT(allocator == NULL);
 }
 
 static void team_segments(void)
@@ -203,6 +240,7 @@ static void team_segments(void)
 
 static const struct test_case cases[] = {
   { "local_pool", local_pool },
+  { "allocator", allocator_pool },
   { "team_segments", team_segments },
 };
 
