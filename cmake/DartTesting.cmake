@@ -74,14 +74,12 @@ set(DART_TEST_ENV_other "")
 # are not instrumented. Their memory hooks are off: UCX's and Open MPI's
 # interception of munmap runs while a thread's stack is released, where
 # TSan's interceptors crash (every threaded test died with SIGSEGV).
-set(DART_TEST_ENV_SANITIZER "")
 if(DART_SANITIZE STREQUAL "thread")
-  set(DART_TEST_ENV_SANITIZER
-    "TSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/cmake/tsan.supp"
-    UCX_MEM_EVENTS=no UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none
-    OMPI_MCA_memory=^patcher)
   foreach(impl openmpi mpich other)
-    list(APPEND DART_TEST_ENV_${impl} ${DART_TEST_ENV_SANITIZER})
+    list(APPEND DART_TEST_ENV_${impl}
+      "TSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/cmake/tsan.supp"
+      UCX_MEM_EVENTS=no UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none
+      OMPI_MCA_memory=^patcher)
   endforeach()
 endif()
 

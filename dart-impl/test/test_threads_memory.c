@@ -194,12 +194,7 @@ static void setup(int *argc, char ***argv)
   dart_thread_support_level_t level = DART_THREAD_SINGLE;
   ASSERT_OK(dart_init_thread(argc, argv, &level));
   ASSERT_EQ(level, DART_THREAD_MULTIPLE);
-  dart_global_unit_t id;
-  size_t size;
-  ASSERT_OK(dart_myid(&id));
-  ASSERT_OK(dart_size(&size));
-  me = id.id;
-  n = (int)size;
+  test_team_position(DART_TEAM_ALL, &me, &n);
   if (test_argc > 1) {
     rounds = strtol(test_argv[1], NULL, 10);
     ASSERT(rounds > 0);

@@ -101,12 +101,7 @@ static void configure(void)
 {
   int argc = test_argc;
   char **argv = test_argv;
-  dart_global_unit_t id;
-  size_t size;
-  ASSERT_OK(dart_myid(&id));
-  ASSERT_OK(dart_size(&size));
-  me = id.id;
-  n = (int)size;
+  test_team_position(DART_TEAM_ALL, &me, &n);
   int want_threads = THREADS;
   if (argc > 1) {
     iters = strtol(argv[1], NULL, 10);
