@@ -273,21 +273,34 @@ def app_rows(groups, how):
     return out
 
 
-def mpich_app_rows(groups):
-    """Across hosts: DART on MPICH next to DART and the peers on Open MPI,
-    same hosts and network (bench.sh runs the apps with both)."""
-    keys = [k for k in groups if "dart-mpich" in groups[k]["models"]]
+VARIANTS = (
+    ("dart-mpich", "The apps with DART on MPICH (median)",
+     "DART on MPICH",
+     "Same hosts, network and runs as above: DART built against MPICH, "
+     "next to DART and the peers on Open MPI (OpenSHMEM exists only "
+     "there); speed-up = how many times faster DART on MPICH is. Across "
+     "hosts Open MPI 4.1's osc/ucx runs every accumulate as lock, get, "
+     "compute, put and unlock at the target (one batch of a flush costs a "
+     "get and a put per location); MPICH sends one active message per "
+     "batch.\n"),
+    ("dart-message", "RandomAccess with DART's atomics by message (median)",
+     "DART, atomics by message",
+     "Same hosts, network and runs as above: DART on Open MPI with "
+     "DART_REMOTE_ATOMICS=message (dart-impl/mpi/rma/am_atomics.h): a "
+     "flush's accumulates to a unit go as one message that the unit "
+     "applies, instead of osc/ucx's lock, get, put and unlock; speed-up = "
+     "how many times faster that is.\n"),
+)
+
+
+def variant_app_rows(groups, model, title, label, text):
+    """Across hosts: a variant of DART (`model` in apps.txt) next to DART
+    and the peers on Open MPI, same hosts and runs (bench.sh)."""
+    keys = [k for k in groups if model in groups[k]["models"]]
     if not keys:
         return []
-    out = ["### The apps with DART on MPICH (median)\n",
-           "Same hosts, network and runs as above: DART built against "
-           "MPICH, next to DART and the peers on Open MPI (OpenSHMEM exists "
-           "only there); speed-up = how many times faster DART on MPICH is. "
-           "Across hosts Open MPI 4.1's osc/ucx runs every accumulate as "
-           "lock, get, compute, put and unlock at the target (one batch of "
-           "a flush costs a get and a put per location); MPICH sends one "
-           "active message per batch.\n",
-           "| kernel | units | DART on MPICH | DART on Open MPI | MPI RMA | "
+    out = [f"### {title}\n", text,
+           f"| kernel | units | {label} | DART on Open MPI | MPI RMA | "
            "OpenSHMEM | speed-up vs DART on Open MPI | speed-up vs "
            "OpenSHMEM |",
            "|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -297,7 +310,7 @@ def mpich_app_rows(groups):
         higher = g["better"] == "higher"
         med = {m: statistics.median(v) for m, v in g["models"].items()
                if v and None not in v}
-        mine = med.get("dart-mpich")
+        mine = med.get(model)
 
         def speedup(peer):
             p = med.get(peer)
@@ -309,7 +322,10 @@ def mpich_app_rows(groups):
         if g["failed"]:
             config += " - VERIFICATION FAILED: " + ", ".join(
                 sorted(g["failed"]))
-        out.append(f"| {config} ({unit}) | {units} | {fmt(mine, digits)} | "
+        label_units = f"{units}" + (" (oversubscribed)" if over == "yes"
+                                    else "")
+        out.append(f"| {config} ({unit}) | {label_units} | "
+                   f"{fmt(mine, digits)} | "
                    f"{fmt(med.get('dart'), digits)} | "
                    f"{fmt(med.get('mpi-rma'), digits)} | "
                    f"{fmt(med.get('openshmem'), digits)} | "
@@ -583,6 +599,9 @@ def headline(d, size_tab, groups):
     if ra and "dart-mpich" in groups[ra[0]]["models"]:
         app_row("RandomAccess, DART on MPICH (2 units)", ra[0], "GUP/s", 4,
                 "dart-mpich")
+    if ra and "dart-message" in groups[ra[0]]["models"]:
+        app_row("RandomAccess, DART atomics by message (2 units)", ra[0],
+                "GUP/s", 4, "dart-message")
 
     def grid(k):
         m = re.search(r"stencil (\d+)\^2", k[1])
@@ -759,7 +778,8 @@ def write_summary(d, size_tab, dist_tab, groups):
         csv.writer(f).writerows(csv_rows)
     out += app_rows(groups, "median")
     out += app_rows(groups, "best")
-    out += mpich_app_rows(groups)
+    for variant in VARIANTS:
+        out += variant_app_rows(groups, *variant)
     out += phase_rows(d, groups)
     where = layout(d)
     launches = len(launch_files(d, "latency-dart-mpi"))

@@ -228,6 +228,9 @@ models=(dart)
 # Open MPI 4.1's osc/ucx makes every accumulate a locked read-modify-write
 # at the target (core/quirks.h), MPICH one active message.
 ((cluster)) && models+=(dart-mpich)
+# And DART on Open MPI with its atomics by message (DART_REMOTE_ATOMICS,
+# rma/am_atomics.h): RandomAccess only, the stencil has no atomics.
+((cluster)) && models+=(dart-message)
 unit_counts=(2)
 ((extra_units > 0)) && unit_counts+=("$extra_units")
 for n in "${unit_counts[@]}"; do # one step per run of the apps
@@ -352,7 +355,7 @@ fi
 
 program_of() { # model kernel
   case "$1" in
-    dart) bin "$2" ;;
+    dart | dart-message) bin "$2" ;;
     dart-mpich) bin "$2" "$build_mpich" ;;
     mpi) bin "mpi-$2" ;;
     shmem) bin "shmem-$2" ;;
@@ -368,6 +371,8 @@ app_run() { # model units run label program args...
     # A run that printed its result and then hung in MPICH's
     # MPI_Finalize (README, known problems) ends after 5 minutes.
     MPI=mpich LIMIT=300 launch "$n" "$log" "$prog" "$@"
+  elif [ "$m" = dart-message ]; then
+    DART_REMOTE_ATOMICS=message launch "$n" "$log" "$prog" "$@"
   else
     launch "$n" "$log" "$prog" "$@"
   fi
@@ -388,6 +393,7 @@ for n in "${unit_counts[@]}"; do
     for m in "${models[@]}"; do
       [ "$m" = dart-mpich ] && ((n > 2)) && continue
       app_run "$m" "$n" "$r" ra "$(program_of "$m" random-access)" -k "$k"
+      [ "$m" = dart-message ] && continue
       # The large grid also reports where its time goes (--phases): a
       # clock read costs nothing there next to a sweep of N^2/units points.
       app_run "$m" "$n" "$r" "stencil-n$st_n" "$(program_of "$m" stencil)" \

@@ -76,6 +76,13 @@ static inline size_t basic_type_size(dart_datatype_t type)
   return sizes[type];
 }
 
+/* Whether `type` is an integer type (BYTE .. ULONGLONG): what
+ * compare-and-swap accepts. */
+static inline bool basic_type_is_integral(dart_datatype_t type)
+{
+  return type >= DART_TYPE_BYTE && type <= DART_TYPE_ULONGLONG;
+}
+
 /* Whether the predefined operation `op` applies to basic `type`:
  * arithmetic and MIN/MAX to numbers, bitwise operations to integers and
  * bytes, logical ones to integers; REPLACE and NO_OP only where `atomic`

@@ -25,6 +25,10 @@ static const struct choice pool_exposures[] = {
   { "auto", POOL_EXPOSE_AUTO }, { "prefix", POOL_EXPOSE_PREFIX },
   { "whole", POOL_EXPOSE_WHOLE }, { NULL, 0 }
 };
+static const struct choice remote_atomics_modes[] = {
+  { "mpi", REMOTE_ATOMICS_MPI }, { "message", REMOTE_ATOMICS_MESSAGE },
+  { NULL, 0 }
+};
 static const struct choice bootstrap_modes[] = {
   { "node-roots", BOOTSTRAP_NODE_ROOTS }, { "naive", BOOTSTRAP_NAIVE },
   { "on-demand", BOOTSTRAP_ON_DEMAND },   { NULL, 0 }
@@ -50,7 +54,7 @@ static const char *const known_variables[] = {
   "DART_LOCAL_POOL_MIB", "DART_LOCAL_POOL_MAX_MIB", "DART_NODEDB_LOCK",
   "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", "DART_SHM_SYNC",
   "DART_ACCUMULATE_BATCH", "DART_POOL_GRACE_US", "DART_POOL_EXPOSURE",
-  "DART_POOL_SHRINK_MS", NULL
+  "DART_POOL_SHRINK_MS", "DART_REMOTE_ATOMICS", NULL
 };
 
 static int read_choice(const char *var, const struct choice *choices,
@@ -132,6 +136,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   int pool_grace_us = -1;
   int pool_shrink_ms = 1000;
   int pool_exposure = POOL_EXPOSE_AUTO;
+  int remote_atomics = REMOTE_ATOMICS_MPI;
 
   if (read_choice("DART_LOG_LEVEL", log_levels, &log_level, why, why_len) ||
       read_choice("DART_SHM_PATH", on_off, &shm, why, why_len) ||
@@ -146,6 +151,8 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
       read_choice("DART_PROGRESS_THREAD", on_off, &progress, why, why_len) ||
       read_choice("DART_POOL_EXPOSURE", pool_exposures, &pool_exposure, why,
                   why_len) ||
+      read_choice("DART_REMOTE_ATOMICS", remote_atomics_modes,
+                  &remote_atomics, why, why_len) ||
       read_int("DART_UNITS_PER_NODE", 0, INT_MAX, &units_per_node, why,
                why_len) ||
       read_int("DART_MPI_COUNT_LIMIT", 1, INT_MAX, &count_limit, why,
@@ -175,6 +182,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   cfg->local_pool_max_mib = pool_max_mib;
   cfg->nodedb_lock        = (enum shared_rw_lock_kind)nodedb_lock;
   cfg->accumulate_batch   = accumulate_batch;
+  cfg->remote_atomics     = (enum remote_atomics)remote_atomics;
   cfg->pool_grace_us      = pool_grace_us;
   cfg->pool_shrink_ms     = pool_shrink_ms;
   cfg->pool_exposure      = (enum pool_exposure)pool_exposure;

@@ -28,6 +28,12 @@ enum lock_policy {
   LOCK_POLICY_HISTORY    /* stay in network mode while remotes keep coming */
 };
 
+/* How atomics reach units on other nodes (rma/am_atomics.h). */
+enum remote_atomics {
+  REMOTE_ATOMICS_MPI,     /* MPI atomics on the segment's window (default) */
+  REMOTE_ATOMICS_MESSAGE  /* messages applied by the target unit */
+};
+
 /* What of the local pool RMA reaches (memory/pool_exposure.h). */
 enum pool_exposure {
   POOL_EXPOSE_AUTO,   /* prefix, except whole under an MPI whose dynamic
@@ -51,6 +57,7 @@ struct env_config {
                                             default */
   enum shared_rw_lock_kind nodedb_lock;  /* DART_NODEDB_LOCK */
   int                 accumulate_batch;  /* DART_ACCUMULATE_BATCH, 0 = off */
+  enum remote_atomics remote_atomics;    /* DART_REMOTE_ATOMICS */
   int                 pool_grace_us;     /* DART_POOL_GRACE_US, -1 = the
                                             model (memory/pool_exposure.c) */
   enum pool_exposure  pool_exposure;     /* DART_POOL_EXPOSURE */

@@ -13,6 +13,7 @@
 #include "mpi/model/target.h"
 #include "mpi/model/team.h"
 #include "mpi/rma/acc_batch.h"
+#include "mpi/rma/am_atomics.h"
 #include "mpi/rma/atomics.h"
 #include "mpi/rma/onesided.h"
 
@@ -140,9 +141,15 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
     team_module_finalize(call);
     goto fail_ops;
   }
+  if ((ret = am_atomics_init(call, team_lookup(DART_TEAM_ALL))) != DART_OK) {
+    bootstrap_finalize();
+    team_module_finalize(call);
+    goto fail_ops;
+  }
   if ((ret = local_pool_init(call, (size_t)env.local_pool_mib << 20,
                              (size_t)env.local_pool_max_mib << 20)) !=
       DART_OK) {
+    am_atomics_finalize();
     bootstrap_finalize();
     team_module_finalize(call);
     goto fail_ops;
@@ -188,11 +195,21 @@ dart_ret_t dart_exit(void)
 {
   REQUIRE_INIT();
   dart_ret_t ret = DART_OK;
+  /* Atomics this unit sent by message are applied before the last
+   * barrier: after it nobody serves them (am_atomics.h). */
+  int err = acc_batch_send_every_segment();
+  if (err != MPI_SUCCESS) {
+    ret = report_mpi_error(__func__, "MPI_Accumulate", err);
+  }
+  if (am_atomics_quiesce(__func__) != DART_OK) {
+    ret = DART_ERR_OTHER;
+  }
   /* Everyone must be done with everyone's memory before windows go. */
-  int err = team_barrier(DART_TEAM_ALL);
+  err = team_barrier(DART_TEAM_ALL);
   if (err != MPI_SUCCESS) {
     ret = report_mpi_error(__func__, "MPI_Barrier", err);
   }
+  am_atomics_finalize();
   bootstrap_finalize();
   onesided_module_finalize();
   allocators_finalize();

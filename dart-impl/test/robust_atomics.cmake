@@ -81,3 +81,26 @@ dart_add_mpi_test(test_accumulate_batch NAME limit7 UNITS 2 4 NODES 2
                   ENV DART_ACCUMULATE_BATCH=7)
 dart_add_mpi_test(test_accumulate_batch NAME unbatched UNITS 2 4 NODES 2
                   ENV DART_ACCUMULATE_BATCH=0)
+
+# Atomics by message (DART_REMOTE_ATOMICS=message, rma/am_atomics.h), on
+# several nodes where they are used: the target serves them from inside
+# any waiting DART call, one origin's order holds, and the CPU atomics of
+# node peers and the target's own are atomic together; then the atomics,
+# alignment, batching and threaded tests again on that path.
+add_executable(test_atomics_message test_atomics_message.c)
+target_link_libraries(test_atomics_message PRIVATE dart MPI::MPI_C)
+set(message_env DART_REMOTE_ATOMICS=message)
+dart_add_mpi_test(test_atomics_message UNITS 2 4 NODES 1 2 TIMEOUT 240
+                  ENV ${message_env})
+dart_add_mpi_test(test_atomics_message NAME noshm UNITS 2 NODES 2
+                  TIMEOUT 240 ENV ${message_env} DART_SHM_PATH=off)
+dart_add_mpi_test(test_atomics_message NAME thread UNITS 2 4 NODES 2
+                  TIMEOUT 240 ENV ${message_env} DART_PROGRESS_THREAD=on)
+dart_add_mpi_test(test_atomics NAME message UNITS 2 4 NODES 2
+                  ENV ${message_env})
+dart_add_mpi_test(test_atomics_align NAME message UNITS 2 4 NODES 2
+                  TIMEOUT 240 ENV ${message_env})
+dart_add_mpi_test(test_accumulate_batch NAME message UNITS 2 4 NODES 2
+                  ENV ${message_env})
+dart_add_mpi_test(test_threads_stress NAME message UNITS 2 NODES 2
+                  TIMEOUT 240 ENV ${message_env} ARGS ${stress_iters})

@@ -2,32 +2,118 @@
 #include "mpi/core/progress.h"
 #include "mpi/core/runtime.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <time.h>
 
-/* The waits of DART calls that wait for other units (see team_sync.h). */
-static const struct progress_hook *_Atomic poll_hook;
+/* The services the waits of DART calls keep going (progress.h): slots
+ * filled once, in order, never emptied, so readers need no lock. */
+static const struct progress_hook *_Atomic hooks[PROGRESS_MAX_HOOKS];
+static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void progress_set_hook(const struct progress_hook *hook)
+void progress_add_hook(const struct progress_hook *hook)
 {
-  atomic_store_explicit(&poll_hook, hook, memory_order_release);
+  pthread_mutex_lock(&hooks_lock);
+  for (int i = 0; i < PROGRESS_MAX_HOOKS; ++i) {
+    const struct progress_hook *h =
+        atomic_load_explicit(&hooks[i], memory_order_relaxed);
+    if (h == hook) {
+      break;
+    }
+    if (h == NULL) {
+      atomic_store_explicit(&hooks[i], hook, memory_order_release);
+      break;
+    }
+  }
+  pthread_mutex_unlock(&hooks_lock);
 }
 
 bool progress_needed(void)
 {
-  const struct progress_hook *hook =
-      atomic_load_explicit(&poll_hook, memory_order_acquire);
-  return hook != NULL && hook->needed();
+  for (int i = 0; i < PROGRESS_MAX_HOOKS; ++i) {
+    const struct progress_hook *h =
+        atomic_load_explicit(&hooks[i], memory_order_acquire);
+    if (h == NULL) {
+      return false;
+    }
+    if (h->needed()) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void progress_poll(void)
 {
-  const struct progress_hook *hook =
-      atomic_load_explicit(&poll_hook, memory_order_acquire);
-  if (hook != NULL && hook->needed()) {
-    hook->poll();
+  for (int i = 0; i < PROGRESS_MAX_HOOKS; ++i) {
+    const struct progress_hook *h =
+        atomic_load_explicit(&hooks[i], memory_order_acquire);
+    if (h == NULL) {
+      return;
+    }
+    if (h->needed()) {
+      h->poll();
+    }
   }
+}
+
+static pthread_mutex_t thread_lock = PTHREAD_MUTEX_INITIALIZER;
+static int             thread_holders;
+static bool            thread_running;
+static pthread_t       thread;
+static atomic_int      thread_stop;
+
+static void *progress_main(void *arg)
+{
+  (void)arg;
+  /* Bounds how long others wait for a service of this unit while all its
+   * threads compute outside DART. */
+  const struct timespec pause = { 0, 50000 };
+  while (!atomic_load(&thread_stop)) {
+    progress_poll();
+    int flag;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
+               MPI_STATUS_IGNORE);
+    nanosleep(&pause, NULL);
+  }
+  return NULL;
+}
+
+void progress_thread_hold(const char *call)
+{
+  static bool warned;
+  pthread_mutex_lock(&thread_lock);
+  ++thread_holders;
+  if (runtime.env.progress_thread && !thread_running) {
+    if (runtime.thread_level < MPI_THREAD_MULTIPLE) {
+      if (!warned) {
+        LOG_WARN(call, "DART_PROGRESS_THREAD=on needs MPI_THREAD_MULTIPLE "
+                 "(start with dart_init_thread); running without it");
+        warned = true;
+      }
+    } else {
+      atomic_store(&thread_stop, 0);
+      if (pthread_create(&thread, NULL, progress_main, NULL) == 0) {
+        thread_running = true;
+      } else {
+        LOG_WARN(call, "could not start the progress thread; running "
+                 "without");
+      }
+    }
+  }
+  pthread_mutex_unlock(&thread_lock);
+}
+
+void progress_thread_release(void)
+{
+  pthread_mutex_lock(&thread_lock);
+  if (thread_holders > 0 && --thread_holders == 0 && thread_running) {
+    atomic_store(&thread_stop, 1);
+    pthread_join(thread, NULL);
+    thread_running = false;
+  }
+  pthread_mutex_unlock(&thread_lock);
 }
 
 /* Completes `request` by MPI_Test, yielding (and with `poll` polling the

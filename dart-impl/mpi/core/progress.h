@@ -14,17 +14,29 @@
 /* What a waiting unit must keep doing for others: `needed` is cheap and
  * says whether `poll` has anything to do (checked again and again, so a
  * wait costs nothing extra while it says no); `poll` is safe from any
- * thread. Registered once by the module above (lock/polling.c), never
- * removed: lower modules do not know the locks, only this table. */
+ * thread. Each service of a higher layer that others may wait for (the
+ * locks homed here, lock/polling.c; atomics applied here for other nodes,
+ * rma/am_atomics.c) adds its hook once, never to be removed: lower
+ * modules do not know those services, only this table. */
 struct progress_hook {
   bool (*needed)(void);
   void (*poll)(void);
 };
-void progress_set_hook(const struct progress_hook *hook);
+/* Adds `hook` (again: nothing happens). At most PROGRESS_MAX_HOOKS. */
+#define PROGRESS_MAX_HOOKS 4
+void progress_add_hook(const struct progress_hook *hook);
 
-/* Whether the hook has work now (false before registration). */
+/* The optional progress thread (DART_PROGRESS_THREAD=on): polls every
+ * hook and enters MPI every 50 us, so that the services others wait for
+ * keep going while every unit of this process computes outside DART.
+ * A service holds it while it may be needed; it runs while any does.
+ * Needs MPI_THREAD_MULTIPLE (else one warning, no thread). */
+void progress_thread_hold(const char *call);
+void progress_thread_release(void);
+
+/* Whether any hook has work now (false before registration). */
 bool progress_needed(void);
-/* Runs the hook's poll if it has work. */
+/* Runs the poll of every hook that has work. */
 void progress_poll(void);
 
 /* Completes a request: MPI_Wait while the hook has nothing to do and

@@ -41,10 +41,6 @@ static struct dart_lock_struct *home_locks;
 static pthread_mutex_t          home_mutex = PTHREAD_MUTEX_INITIALIZER;
 _Atomic int                     lock_home_count;
 
-static pthread_t   progress_thread;
-static bool        progress_running;
-static _Atomic int progress_stop;
-
 static void sleep_ns(long ns)
 {
   struct timespec t = { 0, ns };
@@ -61,8 +57,9 @@ void lock_backoff_wait(struct lock_backoff *b, MPI_Comm comm)
     return;
   }
   /* MPICH's RMA advances only inside MPI: ours and that of others
-   * targeting this unit. */
-  locks_poll();
+   * targeting this unit. Every service others may wait for here (locks
+   * homed here, atomics applied here: core/progress.h) keeps going. */
+  progress_poll();
   if (comm != MPI_COMM_NULL) {
     int flag;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
@@ -97,53 +94,6 @@ void locks_poll(void)
   }
 }
 
-static void *progress_main(void *arg)
-{
-  (void)arg;
-  /* Bounds how long a remote waits for a migration while every unit of
-   * the home node computes without calling DART. */
-  const long pause_ns = 50000;
-  while (!atomic_load(&progress_stop)) {
-    poll_once();
-    int flag;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
-               MPI_STATUS_IGNORE);
-    sleep_ns(pause_ns);
-  }
-  return NULL;
-}
-
-static void lock_progress_start(const char *call)
-{
-  static bool warned;
-  if (!runtime.env.progress_thread || progress_running) {
-    return;
-  }
-  if (runtime.thread_level < MPI_THREAD_MULTIPLE) {
-    if (!warned) {
-      LOG_WARN(call, "DART_PROGRESS_THREAD=on needs MPI_THREAD_MULTIPLE "
-               "(start with dart_init_thread); running without it");
-      warned = true;
-    }
-    return;
-  }
-  atomic_store(&progress_stop, 0);
-  if (pthread_create(&progress_thread, NULL, progress_main, NULL) != 0) {
-    LOG_WARN(call, "could not start the progress thread; running without");
-    return;
-  }
-  progress_running = true;
-}
-
-static void lock_progress_stop(void)
-{
-  if (progress_running) {
-    atomic_store(&progress_stop, 1);
-    pthread_join(progress_thread, NULL);
-    progress_running = false;
-  }
-}
-
 static bool hook_needed(void) { return locks_need_polling(); }
 
 static const struct progress_hook poll_hook = {
@@ -154,29 +104,34 @@ static const struct progress_hook poll_hook = {
 void locks_home_add(const char *call, struct dart_lock_struct *lock)
 {
   /* Lower modules wait through progress_wait; from now on they poll. */
-  progress_set_hook(&poll_hook);
+  progress_add_hook(&poll_hook);
   pthread_mutex_lock(&home_mutex);
+  bool first = home_locks == NULL;
   lock->next_home = home_locks;
   home_locks = lock;
   atomic_fetch_add(&lock_home_count, 1);
   pthread_mutex_unlock(&home_mutex);
-  lock_progress_start(call);
+  if (first) {
+    progress_thread_hold(call); /* where DART_PROGRESS_THREAD=on */
+  }
 }
 
 void locks_home_remove(struct dart_lock_struct *lock)
 {
+  bool removed = false;
   pthread_mutex_lock(&home_mutex);
   for (struct dart_lock_struct **p = &home_locks; *p != NULL;
        p = &(*p)->next_home) {
     if (*p == lock) {
       *p = lock->next_home;
       atomic_fetch_sub(&lock_home_count, 1);
+      removed = true;
       break;
     }
   }
-  bool empty = home_locks == NULL;
+  bool emptied = removed && home_locks == NULL;
   pthread_mutex_unlock(&home_mutex);
-  if (empty) {
-    lock_progress_stop();
+  if (emptied) {
+    progress_thread_release();
   }
 }

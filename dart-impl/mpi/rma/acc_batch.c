@@ -1,5 +1,6 @@
 /* Batched one-element accumulates (see the header). */
 #include "mpi/rma/acc_batch.h"
+#include "mpi/rma/am_atomics.h"
 #include "mpi/core/quirks.h"
 #include "mpi/core/serialize.h"
 #include "mpi/model/datatype.h"
@@ -16,6 +17,8 @@ struct acc_batch {
   MPI_Datatype     mpi_type;
   dart_operation_t op;
   bool             single_as_fetch;
+  bool             at_target; /* sent as a message (am_atomics.h), `disps`
+                                 then hold offsets into the portion */
   bool             listed; /* in acc_batches.pending */
   size_t           elem;
   int              count, capacity;
@@ -27,6 +30,9 @@ struct acc_batch {
 };
 
 struct acc_batches {
+  struct segment    *seg;
+  const struct team *team;
+  struct acc_batches *next; /* every segment's batches, for dart_exit */
   MPI_Win            win;
   int                units;
   struct acc_batch **by_unit; /* allocated on first use */
@@ -38,6 +44,7 @@ static int max_entries;
 /* One lock for all batches: only accumulates that go through MPI come
  * here, each worth microseconds. Taken before mpi_serial's lock. */
 static pthread_mutex_t batch_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct acc_batches *all_batches;
 
 void acc_batch_setup(int entries) { max_entries = entries; }
 
@@ -128,12 +135,34 @@ static int send_distinct(struct acc_batch *b, int unit, MPI_Win win,
   return err;
 }
 
+/* The same batch as a message the target applies (am_atomics.h): its
+ * `disps` are offsets into the target's portion. */
+static int send_message(const struct acc_batches *s, struct acc_batch *b,
+                        int unit, const MPI_Aint *disps, const char *values,
+                        int n, bool remote)
+{
+  _Static_assert(sizeof(MPI_Aint) == sizeof(uint64_t),
+                 "offsets go on the wire as they are kept");
+  const char *call = "sending accumulates to another node";
+  dart_ret_t ret = am_accumulate(call, s->team, s->seg->id, unit,
+                                 (const uint64_t *)(const void *)disps, 0,
+                                 values, (size_t)n, b->dtype, b->op);
+  if (ret == DART_OK && remote) {
+    ret = am_atomics_complete(call, s->team, unit);
+  }
+  /* Logged already; the callers expect an MPI code. */
+  return ret == DART_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
 /* send_distinct, then completion: locally (the buffers go next), with
  * `remote` at the target too. */
-static int send_complete(struct acc_batch *b, int unit, MPI_Win win,
-                         const MPI_Aint *disps, const char *values, int n,
-                         bool remote)
+static int send_complete(const struct acc_batches *s, struct acc_batch *b,
+                         int unit, MPI_Win win, const MPI_Aint *disps,
+                         const char *values, int n, bool remote)
 {
+  if (b->at_target) {
+    return send_message(s, b, unit, disps, values, n, remote);
+  }
   int err;
   MPI_SERIALIZED(
     err = send_distinct(b, unit, win, disps, values, n);
@@ -145,8 +174,8 @@ static int send_complete(struct acc_batch *b, int unit, MPI_Win win,
 
 /* Sends one batch and completes it locally (with `remote`, at the target
  * too); empty afterwards whatever happened. Called with batch_lock held. */
-static int send_batch(struct acc_batch *b, int unit, MPI_Win win,
-                      bool remote)
+static int send_batch(const struct acc_batches *s, struct acc_batch *b,
+                      int unit, MPI_Win win, bool remote)
 {
   int n = b->count;
   b->count = 0;
@@ -154,7 +183,7 @@ static int send_batch(struct acc_batch *b, int unit, MPI_Win win,
     return MPI_SUCCESS;
   }
   if (n == 1) { /* nothing to sort or combine */
-    return send_complete(b, unit, win, b->disps, b->values, 1, remote);
+    return send_complete(s, b, unit, win, b->disps, b->values, 1, remote);
   }
   struct entry_ref *refs = malloc((size_t)n * sizeof *refs);
   MPI_Aint *disps = malloc((size_t)n * sizeof *disps);
@@ -180,7 +209,8 @@ static int send_batch(struct acc_batch *b, int unit, MPI_Win win,
     memcpy(values + (size_t)distinct * b->elem, value, b->elem);
     ++distinct;
   }
-  int err = send_complete(b, unit, win, disps, values, distinct, remote);
+  int err = send_complete(s, b, unit, win, disps, values, distinct,
+                          remote);
   free(refs);
   free(disps);
   free(values);
@@ -189,8 +219,10 @@ static int send_batch(struct acc_batch *b, int unit, MPI_Win win,
 
 /* The segment's batch set and unit's batch, made on first use; NULL when
  * out of memory. Called with batch_lock held. */
-static struct acc_batch *batch_of(struct segment *seg, int units, int unit)
+static struct acc_batch *batch_of(struct segment *seg,
+                                  const struct team *team, int unit)
 {
+  int units = team->size;
   struct acc_batches *s = seg->batches;
   if (s == NULL) {
     s = calloc(1, sizeof *s);
@@ -207,6 +239,10 @@ static struct acc_batch *batch_of(struct segment *seg, int units, int unit)
     }
     s->units = units;
     s->win = seg->win;
+    s->seg = seg;
+    s->team = team;
+    s->next = all_batches;
+    all_batches = s;
     seg->batches = s;
   }
   if (s->by_unit[unit] == NULL) {
@@ -257,7 +293,8 @@ static bool reserve(struct acc_batch *b)
 
 bool acc_batch_add(const struct target *t, const void *value,
                    dart_datatype_t dtype, MPI_Datatype mpi_type,
-                   dart_operation_t op, bool single_as_fetch, int *mpi_err)
+                   dart_operation_t op, bool single_as_fetch, bool at_target,
+                   int *mpi_err)
 {
   *mpi_err = MPI_SUCCESS;
   if (max_entries < 1 || !batchable(op, dtype)) {
@@ -265,15 +302,16 @@ bool acc_batch_add(const struct target *t, const void *value,
   }
   size_t elem = datatype_get(dtype)->base_size;
   pthread_mutex_lock(&batch_lock);
-  struct acc_batch *b = batch_of(t->segment, t->team->size, t->unit);
+  struct acc_batch *b = batch_of(t->segment, t->team, t->unit);
   if (b == NULL) {
     pthread_mutex_unlock(&batch_lock);
     return false;
   }
   struct acc_batches *s = t->segment->batches;
   if (b->count > 0 && (b->dtype != dtype || b->op != op ||
+                       b->at_target != at_target ||
                        b->count >= max_entries)) {
-    *mpi_err = send_batch(b, t->unit, s->win, false);
+    *mpi_err = send_batch(s, b, t->unit, s->win, false);
   }
   if (b->count == 0 && b->capacity > 0 && b->elem != elem) {
     b->capacity = 0; /* another element size: regrow the value room */
@@ -289,7 +327,11 @@ bool acc_batch_add(const struct target *t, const void *value,
     b->mpi_type = mpi_type;
     b->op = op;
     b->single_as_fetch = single_as_fetch;
-    b->disps[b->count] = t->disp;
+    b->at_target = at_target;
+    /* A message names the place by its offset, which stays valid where a
+     * local pool's portion moves to another window displacement. */
+    b->disps[b->count] =
+        at_target ? t->disp - t->segment->disps[t->unit] : t->disp;
     memcpy(b->values + (size_t)b->count * elem, value, elem);
     b->count++;
   }
@@ -304,7 +346,7 @@ bool acc_batch_add(const struct target *t, const void *value,
 static int send_unit(struct acc_batches *s, int unit, bool remote)
 {
   struct acc_batch *b = s->by_unit[unit];
-  return b == NULL ? MPI_SUCCESS : send_batch(b, unit, s->win, remote);
+  return b == NULL ? MPI_SUCCESS : send_batch(s, b, unit, s->win, remote);
 }
 
 /* A batch's entries were checked against the target when they were
@@ -319,6 +361,20 @@ static void settle(struct segment *seg, int unit)
   }
 }
 
+/* Sends every pending batch of `s`. Called with batch_lock held. */
+static int send_pending(struct acc_batches *s, bool remote)
+{
+  int err = MPI_SUCCESS;
+  for (int i = 0; i < s->npending; ++i) {
+    settle(s->seg, s->pending[i]);
+    int e = send_unit(s, s->pending[i], remote);
+    s->by_unit[s->pending[i]]->listed = false;
+    err = err == MPI_SUCCESS ? e : err;
+  }
+  s->npending = 0;
+  return err;
+}
+
 static int send_all(struct segment *seg, int unit, bool remote)
 {
   int err = MPI_SUCCESS;
@@ -328,13 +384,19 @@ static int send_all(struct segment *seg, int unit, bool remote)
     settle(seg, unit);
     err = send_unit(s, unit, remote);
   } else if (s != NULL) {
-    for (int i = 0; i < s->npending; ++i) {
-      settle(seg, s->pending[i]);
-      int e = send_unit(s, s->pending[i], remote);
-      s->by_unit[s->pending[i]]->listed = false;
-      err = err == MPI_SUCCESS ? e : err;
-    }
-    s->npending = 0;
+    err = send_pending(s, remote);
+  }
+  pthread_mutex_unlock(&batch_lock);
+  return err;
+}
+
+int acc_batch_send_every_segment(void)
+{
+  int err = MPI_SUCCESS;
+  pthread_mutex_lock(&batch_lock);
+  for (struct acc_batches *s = all_batches; s != NULL; s = s->next) {
+    int e = send_pending(s, false);
+    err = err == MPI_SUCCESS ? e : err;
   }
   pthread_mutex_unlock(&batch_lock);
   return err;
@@ -370,6 +432,14 @@ void acc_batch_free(struct segment *seg)
     report_mpi_error("freeing a segment", "MPI_Accumulate", err);
   }
   struct acc_batches *s = seg->batches;
+  pthread_mutex_lock(&batch_lock);
+  for (struct acc_batches **p = &all_batches; *p != NULL; p = &(*p)->next) {
+    if (*p == s) {
+      *p = s->next;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&batch_lock);
   for (int u = 0; u < s->units; ++u) {
     if (s->by_unit[u] != NULL) {
       free(s->by_unit[u]->disps);

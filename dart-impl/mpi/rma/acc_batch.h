@@ -10,7 +10,8 @@
  * about the same; MPICH sends one active message per call instead of one
  * per update. Everything still goes through MPI's accumulate, so updates
  * stay atomic with every other MPI atomic on the same memory, whoever
- * issues it.
+ * issues it. Where atomics go by message (am_atomics.h) a batch is one
+ * message instead, which the target applies.
  *
  * Ordering: the updates of one origin to one location keep their order:
  * before any other MPI atomic to a target (fetch-and-op, compare-and-swap,
@@ -33,6 +34,7 @@
 
 struct segment;
 struct target;
+struct team;
 
 /* Entries per target and segment before a batch is sent by itself; 0
  * turns batching off (DART_ACCUMULATE_BATCH). Set at dart_init. */
@@ -41,16 +43,24 @@ void acc_batch_setup(int max_entries);
 /* Takes one element of `dtype` (`mpi_type` on the wire) into the batch of
  * t's unit, sending that batch first when it holds another type or
  * operation or is full. `single_as_fetch`: a batch of one element goes
- * as MPI_Fetch_and_op (atomics.c accumulate_as_fetch). Returns false
+ * as MPI_Fetch_and_op (atomics.c accumulate_as_fetch). `at_target`: the
+ * batch goes as one message that t's unit applies (am_atomics.h) instead
+ * of MPI_Accumulate; flushes then wait for its acknowledgement
+ * (rma/onesided.c). Returns false
  * (nothing taken) when batching is off or out of memory, with `*mpi_err`
  * MPI_SUCCESS, or when sending the previous batch failed (`*mpi_err`). */
 bool acc_batch_add(const struct target *t, const void *value,
                    dart_datatype_t dtype, MPI_Datatype mpi_type,
-                   dart_operation_t op, bool single_as_fetch, int *mpi_err);
+                   dart_operation_t op, bool single_as_fetch, bool at_target,
+                   int *mpi_err);
 
 /* Sends the batch of `unit` (-1: of every unit) of `seg` and completes it
  * locally. Returns the MPI error code. */
 int acc_batch_send(struct segment *seg, int unit);
+
+/* Sends the batches of every segment (dart_exit, before its last
+ * barrier). Returns the first MPI error code. */
+int acc_batch_send_every_segment(void);
 
 /* Sends what is left (saying so), completes it at the targets, and
  * frees the segment's batches. */

@@ -3,7 +3,10 @@
  * with respect to each other, so for one segment and one type every unit
  * takes the same path: CPU atomics when the segment's team lives on one
  * node and the segment is mapped there (every target is then reached by
- * load/store), MPI atomics otherwise, for local targets too. Results are
+ * load/store); on a multi-node team with atomics by message
+ * (am_atomics.h) CPU atomics on every target mapped here and a message
+ * to the others, which apply it with CPU atomics; MPI atomics otherwise,
+ * for local targets too. Results are
  * complete on return (the MPI path flushes locally), which the API
  * allows and which keeps MPI from reading the caller's operands late;
  * one-element accumulates through MPI are copied into a batch per target
@@ -19,13 +22,14 @@
 #include "mpi/model/operation.h"
 #include "mpi/model/target.h"
 #include "mpi/rma/acc_batch.h"
+#include "mpi/rma/am_atomics.h"
 
 #include <dash/dart/if/dart_communication.h>
 
 #include <pthread.h>
 #include <string.h>
 
-enum atomic_path { PATH_CPU, PATH_PROCESS_LOCK, PATH_MPI };
+enum atomic_path { PATH_CPU, PATH_PROCESS_LOCK, PATH_MESSAGE, PATH_MPI };
 
 /* MPI element types for atomics, and whether MIN/MAX must be emulated:
  * where MPI orders an unsigned type as signed, a same-width type that
@@ -55,6 +59,9 @@ static enum atomic_path choose_path(const struct target *t,
   if (cpu && mapped && t->team->num_nodes == 1 &&
       runtime.env.shared_memory_path) {
     return PATH_CPU;
+  }
+  if (cpu && t->team->num_nodes > 1 && am_atomics_active()) {
+    return PATH_MESSAGE; /* load/store where mapped, else a message */
   }
   return PATH_MPI;
 }
@@ -345,6 +352,45 @@ static void cpu_update(char *direct, const void *values, void *result,
   target_direct_progress();
 }
 
+/* atomic_update on a target that applies atomics itself (am_atomics.h):
+ * a CPU atomic where it is mapped here; else a one-element accumulate
+ * joins the target's batch, anything else is a message of its own after
+ * that batch. */
+static dart_ret_t message_update(const char *call, const struct target *t,
+                                 const void *values, void *result,
+                                 size_t nelem, dart_datatype_t dtype,
+                                 dart_operation_t op)
+{
+  if (t->direct != NULL) {
+    cpu_update(t->direct, values, result, nelem, dtype, op);
+    return DART_OK;
+  }
+  if (result == NULL && op == DART_OP_NO_OP) {
+    return DART_OK; /* changes nothing */
+  }
+  int err = MPI_SUCCESS;
+  if (result == NULL && nelem == 1 &&
+      acc_batch_add(t, values, dtype, MPI_DATATYPE_NULL, op, false, true,
+                    &err)) {
+    return DART_OK; /* sent by the next flush */
+  }
+  if (err == MPI_SUCCESS) {
+    err = acc_batch_send(t->segment, t->unit);
+  }
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Isend", err);
+  }
+  uint64_t offset = (uint64_t)(t->disp - t->segment->disps[t->unit]);
+  dart_ret_t ret =
+      result != NULL
+          ? am_fetch_and_op(call, t->team, t->segment->id, t->unit, offset,
+                            values, result, dtype, op)
+          : am_accumulate(call, t->team, t->segment->id, t->unit, NULL,
+                          offset, values, nelem, dtype, op);
+  target_rma_issued(t); /* a flush waits for the target */
+  return ret;
+}
+
 /* The common body of accumulate and fetch-and-op (`result` non-NULL:
  * one element, old value fetched). */
 static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
@@ -393,6 +439,8 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
     /* Plain stores under the lock: a remote flush must fence. */
     target_stores_unfenced();
     return DART_OK;
+  case PATH_MESSAGE:
+    return message_update(call, &t, values, result, nelem, dtype, op);
   case PATH_MPI:
     break;
   }
@@ -416,7 +464,7 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
   int err = MPI_SUCCESS;
   if (result == NULL && nelem == 1 && !emulated &&
       acc_batch_add(&t, values, dtype, atomic_type[dtype], op,
-                    accumulate_as_fetch(1, dtype, op), &err)) {
+                    accumulate_as_fetch(1, dtype, op), false, &err)) {
     return DART_OK; /* sent by the next flush (acc_batch.h) */
   }
   /* Any other atomic to this unit comes after its batched accumulates. */
@@ -511,15 +559,10 @@ word_fetch_and_op(char *direct, const void *value, void *result,
   return true;
 }
 
-static inline bool is_integral(dart_datatype_t dtype)
-{
-  return dtype >= DART_TYPE_BYTE && dtype <= DART_TYPE_ULONGLONG;
-}
-
 /* The types the inlined cached paths handle: 8-byte integers. */
 static inline bool is_integer_word(dart_datatype_t dtype)
 {
-  return is_integral(dtype) &&
+  return basic_type_is_integral(dtype) &&
          basic_type_size(dtype) == sizeof(uint64_t);
 }
 
@@ -639,7 +682,7 @@ static dart_ret_t compare_and_swap_slow(dart_gptr_t gptr, const void *value,
 {
   const char *call = "dart_compare_and_swap";
   REQUIRE_INIT_IN(call);
-  if (!is_integral(dtype)) {
+  if (!basic_type_is_integral(dtype)) {
     return report_error(DART_ERR_INVAL, call,
                         "compare-and-swap needs an integral basic type, "
                         "got %ld", (long)dtype);
@@ -664,10 +707,13 @@ static dart_ret_t compare_and_swap_slow(dart_gptr_t gptr, const void *value,
       check_target_aligned(call, gptr, &t, bytes) != DART_OK) {
     return DART_ERR_INVAL;
   }
-  if (choose_path(&t, dtype) == PATH_CPU) {
-    /* Every type with CPU atomics takes this path on this segment,
-     * whatever the unit (choose_path): cache the segment. */
-    target_remember_atomic(gptr, &t);
+  enum atomic_path path = choose_path(&t, dtype);
+  if (path == PATH_CPU || (path == PATH_MESSAGE && t.direct != NULL)) {
+    if (path == PATH_CPU) {
+      /* Every type with CPU atomics takes this path on this segment,
+       * whatever the unit (choose_path): cache the segment. */
+      target_remember_atomic(gptr, &t);
+    }
     cpu_atomic_compare_and_swap(t.direct, value, compare, result, dtype);
     target_direct_progress();
     return DART_OK;
@@ -676,6 +722,14 @@ static dart_ret_t compare_and_swap_slow(dart_gptr_t gptr, const void *value,
   int err = acc_batch_send(t.segment, t.unit);
   if (err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI_Accumulate", err);
+  }
+  if (path == PATH_MESSAGE) {
+    dart_ret_t ret = am_compare_and_swap(
+        call, t.team, t.segment->id, t.unit,
+        (uint64_t)(t.disp - t.segment->disps[t.unit]), value, compare,
+        result, dtype);
+    target_rma_issued(&t);
+    return ret;
   }
   dart_ret_t ret = DART_OK;
   MPI_SERIALIZED(err = mpi_compare_and_swap(call, &t, value, compare, result,

@@ -12,6 +12,7 @@
 #include "mpi/model/datatype.h"
 #include "mpi/model/target.h"
 #include "mpi/rma/acc_batch.h"
+#include "mpi/rma/am_atomics.h"
 #include "mpi/rma/onesided.h"
 
 #include <dash/dart/if/dart_communication.h>
@@ -727,10 +728,15 @@ static dart_ret_t flush(const char *call, dart_gptr_t gptr, bool all_units,
   if (win == MPI_WIN_NULL || issued == done) {
     return DART_OK; /* nothing went through MPI since the last flush */
   }
-  /* Batched accumulates go out first (acc_batch.h). */
+  /* Batched accumulates go out first (acc_batch.h); those applied by
+   * their targets are complete there once acknowledged (am_atomics.h). */
   int err = acc_batch_send(seg, all_units ? -1 : unit);
   if (err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI_Accumulate", err);
+  }
+  if (!local_only && am_atomics_active() && team->num_nodes > 1 &&
+      am_atomics_complete(call, team, all_units ? -1 : unit) != DART_OK) {
+    return DART_ERR_INVAL;
   }
   if (all_units) { /* serialized inside (rma_targets.c) */
     err = rma_targets_flush_all(&seg->rma_targets, seg, local_only);
