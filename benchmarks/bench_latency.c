@@ -1063,12 +1063,15 @@ int main(int argc, char **argv)
       fclose(csv);
     }
     int stop = 1;
-    MPI_Send(&stop, 1, MPI_INT, 1, TAG_STOP, comm);
+    CHECK(dart_send(&stop, 1, DART_TYPE_INT, TAG_STOP,
+                    (dart_global_unit_t){ 1 }));
   } else if (me == 1) {
-    /* Stay inside MPI until unit 0 is done: the blocking receive drives
-     * MPI's progress engine, which RMA on some MPIs needs at the target. */
+    /* Stay inside DART until unit 0 is done: the blocking receive drives
+     * MPI's progress engine, which RMA on some MPIs needs at the target,
+     * and serves DART's atomics by message (DART_REMOTE_ATOMICS). */
     int stop = 0;
-    MPI_Recv(&stop, 1, MPI_INT, 0, TAG_STOP, comm, MPI_STATUS_IGNORE);
+    CHECK(dart_recv(&stop, 1, DART_TYPE_INT, TAG_STOP,
+                    (dart_global_unit_t){ 0 }));
   }
 
   MPI_Barrier(comm);

@@ -116,8 +116,23 @@ void progress_thread_release(void)
   pthread_mutex_unlock(&thread_lock);
 }
 
-/* Completes `request` by MPI_Test, yielding (and with `poll` polling the
- * hook) every `every` tests. */
+/* progress_poll for the hooks due at test `round` of a wait. */
+static void poll_due(unsigned round)
+{
+  for (int i = 0; i < PROGRESS_MAX_HOOKS; ++i) {
+    const struct progress_hook *h =
+        atomic_load_explicit(&hooks[i], memory_order_acquire);
+    if (h == NULL) {
+      return;
+    }
+    if ((h->every <= 1 || round % h->every == 0) && h->needed()) {
+      h->poll();
+    }
+  }
+}
+
+/* Completes `request` by MPI_Test, yielding every `every` tests; with
+ * `poll`, polling each hook as often as it asks. */
 static int test_loop(MPI_Request *request, unsigned every, bool poll)
 {
   for (unsigned round = 1;; ++round) {
@@ -126,10 +141,10 @@ static int test_loop(MPI_Request *request, unsigned every, bool poll)
     if (err != MPI_SUCCESS || done) {
       return err;
     }
+    if (poll) {
+      poll_due(round);
+    }
     if (round % every == 0) {
-      if (poll) {
-        progress_poll();
-      }
       sched_yield();
     }
   }
@@ -174,8 +189,8 @@ int progress_await_message(int source, int tag, MPI_Comm comm)
     if (err != MPI_SUCCESS || flag) {
       return err;
     }
+    poll_due(round);
     if (round % 64 == 0) {
-      progress_poll();
       sched_yield();
     }
   }

@@ -21,6 +21,9 @@
 struct progress_hook {
   bool (*needed)(void);
   void (*poll)(void);
+  /* A wait that spins on MPI_Test polls the hook once in this many tests
+   * (0 counts as 1): what a poll costs against how soon others need it. */
+  unsigned every;
 };
 /* Adds `hook` (again: nothing happens). At most PROGRESS_MAX_HOOKS. */
 #define PROGRESS_MAX_HOOKS 4

@@ -99,6 +99,7 @@ static bool hook_needed(void) { return locks_need_polling(); }
 static const struct progress_hook poll_hook = {
   .needed = hook_needed,
   .poll = locks_poll,
+  .every = 64, /* an MPI atomic per lock homed here, about 1 us */
 };
 
 void locks_home_add(const char *call, struct dart_lock_struct *lock)
