@@ -793,6 +793,11 @@ def write_summary(d, size_tab, dist_tab, groups):
                             len(launch_files(d, "latency-mpich")), mpich)
         out += latency_rows(f"The same with MPICH, 2 units on {where}",
                             len(launch_files(d, "latency-mpich")), mpich)
+    message = latency_by_size(d, "latency-message", shmem_stem=None)
+    if message:
+        out += atomics_rows(f"Atomics by message (DART_REMOTE_ATOMICS="
+                            f"message), 2 units on {where}",
+                            len(launch_files(d, "latency-message")), message)
     if dist_tab:
         out.append("\n### Latency by target unit (unit 0 to each), simulated "
                    "nodes, oversubscribed (ns, median)\n")

@@ -215,8 +215,9 @@ fi
 # --- runs --------------------------------------------------------------
 steps=$((3 + lat_launches))
 ((want_shmem)) && steps=$((steps + 1 + lat_launches))
-# --cluster: no distance runs; MPICH latency launches.
-((cluster)) && steps=$((steps - 1 - want_shmem + lat_launches))
+# --cluster: no distance runs; MPICH and atomics-by-message latency
+# launches.
+((cluster)) && steps=$((steps - 1 - want_shmem + 2 * lat_launches))
 # The local pool on one node: 2 layouts, and OpenSHMEM's allocation; the
 # instruction counts where valgrind is installed.
 ((cluster)) || steps=$((steps + 2 + want_shmem))
@@ -292,6 +293,11 @@ for ((r = 1; r <= lat_launches; ++r)); do
     MPI=mpich launch 2 "$out/latency-mpich-$r.log" \
       "$(bin bench-latency "$build_mpich")" \
       "${lat_args[@]}" --csv "$out/latency-mpich-$r.csv"
+    progress "latency by size, launch $r of $lat_launches: DART atomics by" \
+             "message (2 units)"
+    DART_REMOTE_ATOMICS=message launch 2 "$out/latency-message-$r.log" \
+      "$(bin bench-latency)" "${lat_args[@]}" --max-bytes 8 \
+      --csv "$out/latency-message-$r.csv"
   fi
 done
 if ((cluster)); then
