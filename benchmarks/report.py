@@ -793,7 +793,7 @@ def write_summary(d, size_tab, dist_tab, groups):
                             len(launch_files(d, "latency-mpich")), mpich)
         out += latency_rows(f"The same with MPICH, 2 units on {where}",
                             len(launch_files(d, "latency-mpich")), mpich)
-    message = latency_by_size(d, "latency-message", shmem_stem=None)
+    message = latency_by_size(d, "latency-message")
     if message:
         out += atomics_rows(f"Atomics by message (DART_REMOTE_ATOMICS="
                             f"message), 2 units on {where}",

@@ -44,7 +44,9 @@ bool progress_needed(void)
   return false;
 }
 
-void progress_poll(void)
+/* Polls the hooks that have work and are due at test `round` of a wait
+ * (struct progress_hook.every); round 0: every hook. */
+static void poll_due(unsigned round)
 {
   for (int i = 0; i < PROGRESS_MAX_HOOKS; ++i) {
     const struct progress_hook *h =
@@ -52,11 +54,13 @@ void progress_poll(void)
     if (h == NULL) {
       return;
     }
-    if (h->needed()) {
+    if ((h->every <= 1 || round % h->every == 0) && h->needed()) {
       h->poll();
     }
   }
 }
+
+void progress_poll(void) { poll_due(0); }
 
 static pthread_mutex_t thread_lock = PTHREAD_MUTEX_INITIALIZER;
 static int             thread_holders;
@@ -114,21 +118,6 @@ void progress_thread_release(void)
     thread_running = false;
   }
   pthread_mutex_unlock(&thread_lock);
-}
-
-/* progress_poll for the hooks due at test `round` of a wait. */
-static void poll_due(unsigned round)
-{
-  for (int i = 0; i < PROGRESS_MAX_HOOKS; ++i) {
-    const struct progress_hook *h =
-        atomic_load_explicit(&hooks[i], memory_order_acquire);
-    if (h == NULL) {
-      return;
-    }
-    if ((h->every <= 1 || round % h->every == 0) && h->needed()) {
-      h->poll();
-    }
-  }
 }
 
 /* Completes `request` by MPI_Test, yielding every `every` tests; with

@@ -332,6 +332,21 @@ static const struct progress_hook hook = {
 
 /* --- the origin's side --- */
 
+/* One round of an origin's wait: serves requests and takes in
+ * acknowledgements at once, polls the other services as a wait in
+ * core/progress.c would (every 64 rounds; a lock's poll costs an MPI
+ * atomic), and yields now and then: the target may share this core. */
+static void keep_going(unsigned round)
+{
+  hook_poll();
+  if (round % 64 == 0) {
+    progress_poll();
+  }
+  if (round % 16 == 0) {
+    sched_yield();
+  }
+}
+
 /* Completes `n` requests while serving others (and every other service
  * that waits need, core/progress.h): this unit's target may be waiting
  * for this unit in turn. */
@@ -351,10 +366,7 @@ static int wait_serving(int n, MPI_Request *requests)
     if (err != MPI_SUCCESS || all) {
       return err;
     }
-    progress_poll();
-    if (round % 16 == 0) {
-      sched_yield(); /* the target may share this core */
-    }
+    keep_going(round);
   }
 }
 
@@ -495,10 +507,7 @@ static dart_ret_t complete_global(const char *call, int g)
   for (unsigned round = 1;
        atomic_load_explicit(&acked[g], memory_order_acquire) < goal;
        ++round) {
-    progress_poll(); /* takes in acknowledgements, serves requests */
-    if (round % 16 == 0) {
-      sched_yield();
-    }
+    keep_going(round);
   }
   int status = atomic_exchange(&refused[g], 0);
   if (status != 0) {
