@@ -1,6 +1,7 @@
 /* Progress for locks homed at this unit (lock/polling.c has the
- * liveness argument): the registry the polls walk, the waits' back-off,
- * and the optional progress thread. */
+ * liveness argument): the registry the polls walk and the waits'
+ * back-off; the optional progress thread (core/progress.h) is held while
+ * locks are homed here. */
 #ifndef DART_MPI_LOCK_PROGRESS_H
 #define DART_MPI_LOCK_PROGRESS_H
 
@@ -53,8 +54,9 @@ static inline void lock_maybe_poll(void)
 }
 
 /* Registers a lock homed here for polling (its ops->serve_home) /
- * removes it. The first registration starts the progress thread where
- * DART_PROGRESS_THREAD=on; the last removal stops it. */
+ * removes it. The first registration holds the progress thread
+ * (core/progress.h, where DART_PROGRESS_THREAD=on); the last removal
+ * releases it. */
 void locks_home_add(const char *call, struct dart_lock_struct *lock);
 void locks_home_remove(struct dart_lock_struct *lock);
 
