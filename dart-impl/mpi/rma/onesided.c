@@ -734,9 +734,12 @@ static dart_ret_t flush(const char *call, dart_gptr_t gptr, bool all_units,
   if (err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI_Accumulate", err);
   }
-  if (!local_only && am_atomics_active() && team->num_nodes > 1 &&
-      am_atomics_complete(call, team, all_units ? -1 : unit) != DART_OK) {
-    return DART_ERR_INVAL;
+  if (!local_only && am_atomics_active() && team->num_nodes > 1) {
+    dart_ret_t refused =
+        am_atomics_complete(call, team, all_units ? -1 : unit);
+    if (refused != DART_OK) {
+      return refused;
+    }
   }
   if (all_units) { /* serialized inside (rma_targets.c) */
     err = rma_targets_flush_all(&seg->rma_targets, seg, local_only);
