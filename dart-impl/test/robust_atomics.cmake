@@ -104,3 +104,9 @@ dart_add_mpi_test(test_accumulate_batch NAME message UNITS 2 4 NODES 2
                   ENV ${message_env})
 dart_add_mpi_test(test_threads_stress NAME message UNITS 2 NODES 2
                   TIMEOUT 240 ENV ${message_env} ARGS ${stress_iters})
+# White-box: requests the target cannot resolve in its portion are
+# refused, nothing is written, and the origin gets the error.
+add_executable(test_atomics_message_refused test_atomics_message_refused.c)
+target_link_libraries(test_atomics_message_refused PRIVATE dart_internal)
+dart_add_mpi_test(test_atomics_message_refused UNITS 2 4 NODES 2
+                  ENV ${message_env})
