@@ -5,7 +5,7 @@
  * compute, put and unlock at the target, four network round trips for a
  * batch of updates (core/quirks.h); one message carrying the batch and
  * its acknowledgement are one. RandomAccess across hosts is made of such
- * batches (benchmarks/README.md has the numbers).
+ * batches (docs/benchmarks.md has the numbers).
  *
  * Atomicity: the target applies a request with CPU atomics on its own
  * portion, the same instructions its node peers use on their mapping of
