@@ -223,12 +223,7 @@ static const struct test_case cases[] = {
 static void setup(int *argc, char ***argv)
 {
   ASSERT_OK(dart_init_thread(argc, argv, &thread_level));
-  dart_global_unit_t id;
-  size_t size;
-  ASSERT_OK(dart_myid(&id));
-  ASSERT_OK(dart_size(&size));
-  test_me = id.id;
-  test_units = (int)size;
+  test_team_position(DART_TEAM_ALL, &test_me, &test_units);
 }
 
 int main(int argc, char **argv)
