@@ -59,6 +59,22 @@ dart_add_mpi_test(test_threads_memory NAME noshm UNITS 2 NODES 1
                   TIMEOUT 240 ENV ${memory_env} DART_SHM_PATH=off
                   ARGS ${stress_iters})
 
+# The other MT-safe and MT-team calls from 4 threads per unit: locality
+# queries (the first one building the tree), group algebra, two-sided
+# messages on a tag per thread, collectives and segment metadata on a team
+# per thread. Rounds: a fifth of test_threads_stress's iterations, whose
+# limits hold here too.
+add_executable(test_threads_calls test_threads_calls.c)
+target_link_libraries(test_threads_calls PRIVATE dart Threads::Threads)
+math(EXPR calls_rounds "${stress_iters} / 5")
+math(EXPR calls_rounds_u4 "${stress_iters_u4} / 5")
+dart_add_mpi_test(test_threads_calls UNITS 2 NODES 1 2 TIMEOUT 240
+                  ARGS ${calls_rounds})
+dart_add_mpi_test(test_threads_calls UNITS 4 NODES 1 2 TIMEOUT 240
+                  ARGS ${calls_rounds_u4})
+dart_add_mpi_test(test_threads_calls NAME noshm UNITS 2 NODES 1
+                  TIMEOUT 240 ENV DART_SHM_PATH=off ARGS ${calls_rounds})
+
 # The alignment rule of every atomic entry, on every path: misaligned
 # targets refused untouched, every aligned offset of every type exact,
 # the 1-/2-byte compare-and-swap at every position of its 4-byte word

@@ -22,29 +22,17 @@
  * argv[1]: rounds (default 10000 blocks per thread, a 200th of that, at
  * least 5, in team rounds). Without MPI_THREAD_MULTIPLE the test fails: the
  * registrations run it where both MPIs grant it. */
-#include "test.h"
+#include "test_threads.h"
 
-#include <mpi.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 enum { THREADS = 4, LIVE = 8, MAX_BLOCK_LOG2 = 16, ALARM_S = 200 };
 
 static int me, n;
 static long rounds = 10000;
 static dart_team_t teams[THREADS];
-
-static void on_alarm(int sig)
-{
-  (void)sig;
-  static const char msg[] = "HANG in test_threads_memory\n";
-  write(STDERR_FILENO, msg, sizeof msg - 1);
-  _exit(1);
-}
 
 /* xorshift64: the same sequence in every run. */
 static uint64_t next_random(uint64_t *state)
@@ -178,34 +166,14 @@ static void *team_worker(void *arg)
   return NULL;
 }
 
-static void run_threads(void *(*fn)(void *))
-{
-  pthread_t tid[THREADS];
-  for (int t = 0; t < THREADS; ++t) {
-    ASSERT_EQ(pthread_create(&tid[t], NULL, fn, (void *)(intptr_t)t), 0);
-  }
-  for (int t = 0; t < THREADS; ++t) {
-    ASSERT_EQ(pthread_join(tid[t], NULL), 0);
-  }
-}
-
 static void setup(int *argc, char ***argv)
 {
-  dart_thread_support_level_t level = DART_THREAD_SINGLE;
-  ASSERT_OK(dart_init_thread(argc, argv, &level));
-  ASSERT_EQ(level, DART_THREAD_MULTIPLE);
-  test_team_position(DART_TEAM_ALL, &me, &n);
-  if (test_argc > 1) {
-    rounds = strtol(test_argv[1], NULL, 10);
-    ASSERT(rounds > 0);
-  }
-  signal(SIGALRM, on_alarm);
-  alarm(ALARM_S);
+  test_threads_start(argc, argv, &me, &n, &rounds, ALARM_S);
 }
 
 static void local_pool(void)
 {
-  run_threads(block_worker);
+  test_threads_run(THREADS, block_worker);
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 }
 
@@ -215,7 +183,7 @@ enum { ALLOCATOR_POOL = 2 * THREADS * LIVE << MAX_BLOCK_LOG2 };
 static void allocator_pool(void)
 {
   ASSERT_OK(dart_allocator_new(ALLOCATOR_POOL, DART_TEAM_ALL, &allocator));
-  run_threads(block_worker);
+  test_threads_run(THREADS, block_worker);
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   ASSERT_OK(dart_allocator_destroy(&allocator));
   ASSERT(allocator == NULL);
@@ -226,7 +194,7 @@ static void team_segments(void)
   for (int t = 0; t < THREADS; ++t) {
     ASSERT_OK(dart_team_clone(DART_TEAM_ALL, &teams[t]));
   }
-  run_threads(team_worker);
+  test_threads_run(THREADS, team_worker);
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
   for (int t = 0; t < THREADS; ++t) {
     ASSERT_OK(dart_team_destroy(&teams[t]));

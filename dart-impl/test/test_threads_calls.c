@@ -1,0 +1,469 @@
+/* The MT-safe and MT-team calls that test_threads_stress,
+ * test_threads_memory and test_locks_threads leave out, from 4 threads per
+ * unit at once (dart_init_thread granting DART_THREAD_MULTIPLE):
+ *
+ * - locality (first, so that the threads make the first query of the
+ *   process): all threads ask for DART_TEAM_ALL's domain at the same
+ *   moment, which builds it on demand (locality/team_locality.c); they
+ *   must all get the same tree. Then each clones it, finds its unit's
+ *   domain, lists the node tags and reads every unit's record, round after
+ *   round; all of it must equal what one thread reads afterwards.
+ * - groups: every thread builds, clones, unites, intersects, splits and
+ *   destroys groups of its own; members exact.
+ * - two_sided: every thread sends to the next unit and receives from the
+ *   previous one on a tag of its own (dart_send/dart_recv, dart_sendrecv),
+ *   sizes from 1 to 8 Ki longs; MPI's order on one tag makes round r meet
+ *   round r, so every message is checked word by word.
+ * - collectives: a team per thread (MT-team); allreduce, reduce, bcast,
+ *   allgather and barrier on it round after round; exact values.
+ * - segment_meta: a team per thread allocating and freeing collective
+ *   segments, plus local-pool blocks, while gptr_getaddr/setaddr and
+ *   getflags/setflags run on them: native addresses agree with what
+ *   dart_get_blocking reads, flags stay per segment.
+ *
+ * argv[1]: rounds (default 2000; a tenth of it for the cases that
+ * communicate with a team, a segment per 10 of those). Without MPI_THREAD_MULTIPLE the test fails:
+ * the registrations run it where both MPIs grant it. */
+#include "test_threads.h"
+
+#include <dash/dart/if/dart_locality.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { THREADS = 4, ALARM_S = 200 };
+
+static int me, n;
+static long rounds = 2000;
+static dart_team_t teams[THREADS];
+
+/* Rounds of the cases whose every round talks to the other units. */
+static long team_rounds(void)
+{
+  return rounds / 10 > 5 ? rounds / 10 : 5;
+}
+
+static void clone_teams(void)
+{
+  for (int t = 0; t < THREADS; ++t) {
+    ASSERT_OK(dart_team_clone(DART_TEAM_ALL, &teams[t]));
+  }
+}
+
+static void destroy_teams(void)
+{
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  for (int t = 0; t < THREADS; ++t) {
+    ASSERT_OK(dart_team_destroy(&teams[t]));
+  }
+}
+
+/* ---- locality ---------------------------------------------------------- */
+
+enum { MAX_UNITS = 64 };
+
+struct locality_seen {
+  const dart_domain_locality_t *root; /* the first query's answer */
+  int  num_nodes;                     /* node tags listed */
+  int  num_units;                     /* units below the root */
+  char my_tag[DART_LOCALITY_DOMAIN_TAG_MAX_SIZE];
+  char hosts[MAX_UNITS][DART_LOCALITY_HOST_MAX_SIZE];
+};
+
+static struct locality_seen seen[THREADS];
+
+/* What one round of the locality case reads into `s`. */
+static void read_locality(struct locality_seen *s)
+{
+  dart_domain_locality_t *root = NULL;
+  ASSERT_OK(dart_domain_team_locality(DART_TEAM_ALL, ".", &root));
+  ASSERT(root != NULL);
+  s->root = root;
+  dart_domain_locality_t *copy = NULL;
+  ASSERT_OK(dart_domain_clone(root, &copy));
+  s->num_units = copy->num_units;
+  dart_unit_locality_t *mine = NULL;
+  ASSERT_OK(dart_unit_locality(DART_TEAM_ALL, DART_TEAM_UNIT_ID(me), &mine));
+  memcpy(s->my_tag, mine->domain_tag, sizeof s->my_tag);
+  /* The unit's domain is found in the copy under the same tag. */
+  dart_domain_locality_t *leaf = NULL;
+  ASSERT_OK(dart_domain_find(copy, mine->domain_tag, &leaf));
+  ASSERT(leaf != NULL);
+  ASSERT_EQ(strcmp(leaf->domain_tag, mine->domain_tag), 0);
+  int tags = 0;
+  char **names = NULL;
+  ASSERT_OK(dart_domain_scope_tags(copy, DART_LOCALITY_SCOPE_NODE, &tags,
+                                   &names));
+  s->num_nodes = tags;
+  for (int i = 0; i < tags; ++i) {
+    free(names[i]);
+  }
+  free(names);
+  for (int u = 0; u < n; ++u) {
+    dart_unit_locality_t *loc = NULL;
+    ASSERT_OK(dart_unit_locality(DART_TEAM_ALL, DART_TEAM_UNIT_ID(u), &loc));
+    ASSERT_EQ(loc->unit.id, u);
+    memcpy(s->hosts[u], loc->hwinfo.host, sizeof s->hosts[u]);
+  }
+  ASSERT_OK(dart_domain_destroy(copy));
+}
+
+static bool same_locality(const struct locality_seen *a,
+                          const struct locality_seen *b)
+{
+  if (a->root != b->root || a->num_nodes != b->num_nodes ||
+      a->num_units != b->num_units ||
+      strcmp(a->my_tag, b->my_tag) != 0) {
+    return false;
+  }
+  for (int u = 0; u < n; ++u) {
+    if (strcmp(a->hosts[u], b->hosts[u]) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static void *locality_worker(void *arg)
+{
+  int t = (int)(intptr_t)arg;
+  test_threads_line_up();
+  dart_domain_locality_t *first = NULL;
+  ASSERT_OK(dart_domain_team_locality(DART_TEAM_ALL, ".", &first));
+  ASSERT(first != NULL);
+  read_locality(&seen[t]);
+  ASSERT_MSG(seen[t].root == first,
+             "thread %d: the team's domain moved from %p to %p", t,
+             (const void *)first, (const void *)seen[t].root);
+  for (long r = 1; r < rounds / 10; ++r) {
+    struct locality_seen again;
+    read_locality(&again);
+    ASSERT_MSG(same_locality(&again, &seen[t]),
+               "thread %d round %ld read another locality", t, r);
+  }
+  return NULL;
+}
+
+static void locality(void)
+{
+  ASSERT(n <= MAX_UNITS);
+  test_threads_run(THREADS, locality_worker);
+  struct locality_seen after;
+  read_locality(&after);
+  ASSERT_EQ(after.num_units, n);
+  ASSERT(after.num_nodes >= 1 && after.num_nodes <= n);
+  for (int t = 0; t < THREADS; ++t) {
+    ASSERT_MSG(same_locality(&seen[t], &after),
+               "thread %d saw another tree (root %p, %d nodes) than the "
+               "query after the threads (root %p, %d nodes)", t,
+               (const void *)seen[t].root, seen[t].num_nodes,
+               (const void *)after.root, after.num_nodes);
+  }
+}
+
+/* ---- groups ------------------------------------------------------------ */
+
+static void expect_members(dart_group_t g, const int *units, size_t count)
+{
+  size_t size = 0;
+  ASSERT_OK(dart_group_size(g, &size));
+  ASSERT_EQ(size, count);
+  dart_global_unit_t got[MAX_UNITS + 1];
+  if (count > 0) {
+    ASSERT_OK(dart_group_getmembers(g, got));
+  }
+  for (size_t i = 0; i < count; ++i) {
+    ASSERT_EQ(got[i].id, units[i]);
+  }
+}
+
+static void *group_worker(void *arg)
+{
+  int t = (int)(intptr_t)arg;
+  test_threads_line_up();
+  for (long r = 0; r < rounds; ++r) {
+    /* evens: units u with (u + t + r) even; all: every unit. */
+    dart_group_t evens = DART_GROUP_NULL, all = DART_GROUP_NULL;
+    ASSERT_OK(dart_group_create(&evens));
+    ASSERT_OK(dart_group_create(&all));
+    int even_units[MAX_UNITS], all_units[MAX_UNITS];
+    size_t num_even = 0;
+    for (int u = n - 1; u >= 0; --u) { /* out of order on purpose */
+      ASSERT_OK(dart_group_addmember(all, DART_GLOBAL_UNIT_ID(u)));
+      if ((u + t + r) % 2 == 0) {
+        ASSERT_OK(dart_group_addmember(evens, DART_GLOBAL_UNIT_ID(u)));
+      }
+    }
+    for (int u = 0; u < n; ++u) {
+      all_units[u] = u;
+      if ((u + t + r) % 2 == 0) {
+        even_units[num_even++] = u;
+      }
+    }
+    dart_group_t copy = DART_GROUP_NULL, both = DART_GROUP_NULL,
+                 common = DART_GROUP_NULL;
+    ASSERT_OK(dart_group_clone(evens, &copy));
+    ASSERT_OK(dart_group_union(copy, all, &both));
+    ASSERT_OK(dart_group_intersect(evens, all, &common));
+    expect_members(copy, even_units, num_even);
+    expect_members(both, all_units, (size_t)n);
+    expect_members(common, even_units, num_even);
+    int32_t is = -1;
+    ASSERT_OK(dart_group_ismember(common, DART_GLOBAL_UNIT_ID(me), &is));
+    ASSERT_EQ(is != 0, (me + t + r) % 2 == 0);
+    /* Two halves of `all`: ceil(n / 2) members, then the rest. */
+    dart_group_t halves[2] = { DART_GROUP_NULL, DART_GROUP_NULL };
+    size_t made = 0;
+    ASSERT_OK(dart_group_split(all, 2, &made, halves));
+    ASSERT_EQ(made, 2);
+    size_t first = ((size_t)n + 1) / 2;
+    expect_members(halves[0], all_units, first);
+    expect_members(halves[1], all_units + first, (size_t)n - first);
+    dart_group_t *every[] = { &evens, &all,       &copy,     &both,
+                              &common, &halves[0], &halves[1] };
+    for (size_t i = 0; i < sizeof every / sizeof every[0]; ++i) {
+      ASSERT_OK(dart_group_destroy(every[i]));
+      ASSERT(*every[i] == DART_GROUP_NULL);
+    }
+  }
+  return NULL;
+}
+
+static void groups(void)
+{
+  ASSERT(n <= MAX_UNITS);
+  test_threads_run(THREADS, group_worker);
+}
+
+/* ---- two-sided --------------------------------------------------------- */
+
+enum { MAX_WORDS = 8192, TAG_BASE = 700 };
+
+static long word_of(int unit, int t, long r, size_t k)
+{
+  return ((long)unit << 48) ^ ((long)t << 40) ^ (r << 16) ^ (long)k;
+}
+
+/* 1 to MAX_WORDS words, the same on both sides of round r. */
+static size_t words_of(int t, long r)
+{
+  static const size_t sizes[] = { 1, 3, 64, 1000, MAX_WORDS };
+  return sizes[(size_t)(r + t) % (sizeof sizes / sizeof sizes[0])];
+}
+
+static void *two_sided_worker(void *arg)
+{
+  int t = (int)(intptr_t)arg;
+  int next = (me + 1) % n, prev = (me + n - 1) % n;
+  int tag = TAG_BASE + t;
+  long *out = xmalloc(MAX_WORDS * sizeof *out);
+  long *in = xmalloc(MAX_WORDS * sizeof *in);
+  test_threads_line_up();
+  for (long r = 0; r < team_rounds(); ++r) {
+    size_t words = words_of(t, r);
+    for (size_t k = 0; k < words; ++k) {
+      out[k] = word_of(me, t, r, k);
+    }
+    memset(in, 0, words * sizeof *in);
+    if (r % 2 == 0) {
+      ASSERT_OK(dart_sendrecv(out, words, DART_TYPE_LONG, tag,
+                              DART_GLOBAL_UNIT_ID(next), in, words,
+                              DART_TYPE_LONG, tag,
+                              DART_GLOBAL_UNIT_ID(prev)));
+    } else if (me % 2 == 0) {
+      /* A blocking send first on even units, a receive first on odd
+       * ones: the ring cannot block on messages too large to buffer. */
+      ASSERT_OK(dart_send(out, words, DART_TYPE_LONG, tag,
+                          DART_GLOBAL_UNIT_ID(next)));
+      ASSERT_OK(dart_recv(in, words, DART_TYPE_LONG, tag,
+                          DART_GLOBAL_UNIT_ID(prev)));
+    } else {
+      ASSERT_OK(dart_recv(in, words, DART_TYPE_LONG, tag,
+                          DART_GLOBAL_UNIT_ID(prev)));
+      ASSERT_OK(dart_send(out, words, DART_TYPE_LONG, tag,
+                          DART_GLOBAL_UNIT_ID(next)));
+    }
+    for (size_t k = 0; k < words; ++k) {
+      ASSERT_MSG(in[k] == word_of(prev, t, r, k),
+                 "thread %d round %ld: word %zu of %zu from unit %d is "
+                 "%#lx, expected %#lx", t, r, k, words, prev,
+                 (unsigned long)in[k],
+                 (unsigned long)word_of(prev, t, r, k));
+    }
+  }
+  free(out);
+  free(in);
+  return NULL;
+}
+
+static void two_sided(void)
+{
+  /* A single unit would send to itself, which a blocking send of a
+   * message too large to buffer cannot. */
+  if (n < 2) {
+    return;
+  }
+  test_threads_run(THREADS, two_sided_worker);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+}
+
+/* ---- collectives -------------------------------------------------------- */
+
+enum { VEC = 8, BCAST = 16 };
+
+static void *collective_worker(void *arg)
+{
+  int t = (int)(intptr_t)arg;
+  dart_team_t team = teams[t];
+  test_threads_line_up();
+  for (long r = 0; r < team_rounds(); ++r) {
+    long mine[VEC], sum[VEC], max[VEC];
+    for (int k = 0; k < VEC; ++k) {
+      mine[k] = (long)(me + 1) * (r + 1) + k * 1000 + t;
+    }
+    ASSERT_OK(dart_allreduce(mine, sum, VEC, DART_TYPE_LONG, DART_OP_SUM,
+                             team));
+    int root = (int)((r + t) % n);
+    memset(max, 0, sizeof max);
+    ASSERT_OK(dart_reduce(mine, max, VEC, DART_TYPE_LONG, DART_OP_MAX,
+                          DART_TEAM_UNIT_ID(root), team));
+    long units_sum = (long)n * (n + 1) / 2;
+    for (int k = 0; k < VEC; ++k) {
+      ASSERT_EQ(sum[k], units_sum * (r + 1) + (long)n * (k * 1000 + t));
+      if (me == root) {
+        ASSERT_EQ(max[k], (long)n * (r + 1) + k * 1000 + t);
+      }
+    }
+    int values[BCAST];
+    for (int k = 0; k < BCAST; ++k) {
+      values[k] = me == root ? (int)(root * 100 + r * 7 + k + t) : -1;
+    }
+    ASSERT_OK(dart_bcast(values, BCAST, DART_TYPE_INT,
+                         DART_TEAM_UNIT_ID(root), team));
+    for (int k = 0; k < BCAST; ++k) {
+      ASSERT_EQ(values[k], root * 100 + r * 7 + k + t);
+    }
+    int pair[2] = { me, (int)r + t };
+    int gathered[2 * MAX_UNITS];
+    ASSERT_OK(dart_allgather(pair, gathered, 2, DART_TYPE_INT, team));
+    for (int u = 0; u < n; ++u) {
+      ASSERT_EQ(gathered[2 * u], u);
+      ASSERT_EQ(gathered[2 * u + 1], r + t);
+    }
+    ASSERT_OK(dart_barrier(team));
+  }
+  return NULL;
+}
+
+static void collectives(void)
+{
+  ASSERT(n <= MAX_UNITS);
+  clone_teams();
+  test_threads_run(THREADS, collective_worker);
+  destroy_teams();
+}
+
+/* ---- segment metadata -------------------------------------------------- */
+
+enum { SEG_WORDS = 32, BLOCK_WORDS = 16 };
+
+static uint16_t flags_of(int t, long r)
+{
+  return (uint16_t)(0x1000 + t * 0x100 + r % 0x100);
+}
+
+/* The native address of `words` longs of mine at `here`, checked both
+ * ways: what is stored through it is what dart_get_blocking reads, and
+ * setaddr of its last word gives that word's offset. */
+static void check_native(dart_gptr_t here, size_t words, long seed)
+{
+  long *base = NULL;
+  ASSERT_OK(dart_gptr_getaddr(here, (void **)&base));
+  ASSERT(base != NULL);
+  for (size_t k = 0; k < words; ++k) {
+    base[k] = seed + (long)k;
+  }
+  long got[SEG_WORDS];
+  ASSERT_OK(dart_get_blocking(got, here, words, DART_TYPE_LONG,
+                              DART_TYPE_LONG));
+  for (size_t k = 0; k < words; ++k) {
+    ASSERT_EQ(got[k], seed + (long)k);
+  }
+  dart_gptr_t back = here;
+  back.addr_or_offs.offset = 0;
+  ASSERT_OK(dart_gptr_setaddr(&back, base + words - 1));
+  ASSERT_EQ(back.addr_or_offs.offset,
+            here.addr_or_offs.offset + (words - 1) * sizeof(long));
+}
+
+/* A collective allocation takes some 20 ms with 4 threads per unit on 2
+ * cores: a segment lives for INNER rounds of the local checks. */
+enum { INNER = 10 };
+
+static void *segment_worker(void *arg)
+{
+  int t = (int)(intptr_t)arg;
+  dart_team_t team = teams[t];
+  int tme, tn;
+  test_team_position(team, &tme, &tn);
+  test_threads_line_up();
+  long segments = team_rounds() / INNER > 3 ? team_rounds() / INNER : 3;
+  for (long s = 0; s < segments; ++s) {
+    dart_gptr_t seg;
+    ASSERT_OK(dart_team_memalloc_aligned(team, SEG_WORDS, DART_TYPE_LONG,
+                                         &seg));
+    dart_gptr_t mine = gptr_at(seg, tme, 0);
+    uint16_t flags = 0xffff;
+    ASSERT_OK(dart_gptr_getflags(mine, &flags));
+    ASSERT_EQ(flags, 0);
+    for (long i = 0; i < INNER; ++i) {
+      long r = s * INNER + i;
+      ASSERT_OK(dart_gptr_setflags(&mine, flags_of(t, r)));
+      /* A local-pool block lives and dies inside the round. */
+      dart_gptr_t block;
+      ASSERT_OK(dart_memalloc(BLOCK_WORDS, DART_TYPE_LONG, &block));
+      check_native(mine, SEG_WORDS, ((long)t << 32) + r * 100);
+      check_native(block, BLOCK_WORDS, ((long)t << 32) + r * 100 + 50);
+      /* Another unit's memory has no native address here. */
+      void *other = (void *)&other;
+      ASSERT_OK(dart_gptr_getaddr(gptr_at(seg, (tme + 1) % tn, 0),
+                                  &other));
+      if (tn > 1) {
+        ASSERT(other == NULL);
+      }
+      ASSERT_OK(dart_gptr_getflags(mine, &flags));
+      ASSERT_EQ(flags, flags_of(t, r));
+      ASSERT_OK(dart_memfree(block));
+    }
+    ASSERT_OK(dart_barrier(team));
+    ASSERT_OK(dart_team_memfree(seg));
+  }
+  return NULL;
+}
+
+static void segment_meta(void)
+{
+  clone_teams();
+  test_threads_run(THREADS, segment_worker);
+  destroy_teams();
+}
+
+static void setup(int *argc, char ***argv)
+{
+  test_threads_start(argc, argv, &me, &n, &rounds, ALARM_S);
+}
+
+static const struct test_case cases[] = {
+  { "locality", locality },
+  { "groups", groups },
+  { "two_sided", two_sided },
+  { "collectives", collectives },
+  { "segment_meta", segment_meta },
+};
+
+int main(int argc, char **argv)
+{
+  return test_run_with(argc, argv, TEST_CASES(cases), setup,
+                       test_dart_teardown);
+}
