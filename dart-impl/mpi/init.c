@@ -196,8 +196,15 @@ dart_ret_t dart_exit(void)
   REQUIRE_INIT();
   dart_ret_t ret = DART_OK;
   /* Atomics this unit sent by message are applied before the last
-   * barrier: after it nobody serves them (am_atomics.h). */
-  int err = acc_batch_send_every_segment();
+   * barrier: after it nobody serves them (am_atomics.h). Unflushed ones
+   * break the API's rule (flush before the end), as at a free
+   * (acc_batch_free): said once. */
+  int waiting = 0;
+  int err = acc_batch_send_every_segment(&waiting);
+  if (waiting > 0) {
+    LOG_WARN(__func__, "%d accumulates not flushed: sent now (flush "
+             "before dart_exit)", waiting);
+  }
   if (err != MPI_SUCCESS) {
     ret = report_mpi_error(__func__, "MPI_Accumulate", err);
   }

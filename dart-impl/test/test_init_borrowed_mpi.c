@@ -1,8 +1,15 @@
 /* The application starts MPI itself: DART borrows it, leaves it running
- * at exit, and can be started and stopped again and again. */
+ * at exit, and can be started and stopped again and again. Since MPI and
+ * the application's memory outlive dart_exit here, this is also where
+ * what dart_exit does with accumulates the program did not flush is
+ * seen. */
 #include "test.h"
 
 #include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static int rank, size;
 
@@ -58,8 +65,72 @@ static void init_exit_cycles(void)
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Runs dart_exit with this process's stderr going to a file, then
+ * returns what DART wrote there (also passed on to stderr). */
+static char *exit_capturing_stderr(void)
+{
+  char path[] = "/tmp/dart-exit-log-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT(fd >= 0);
+  unlink(path);
+  fflush(stderr);
+  int saved = dup(STDERR_FILENO);
+  ASSERT(saved >= 0);
+  ASSERT(dup2(fd, STDERR_FILENO) == STDERR_FILENO);
+  dart_ret_t ret = dart_exit();
+  fflush(stderr);
+  ASSERT(dup2(saved, STDERR_FILENO) == STDERR_FILENO);
+  close(saved);
+  ASSERT_OK(ret);
+  off_t len = lseek(fd, 0, SEEK_END);
+  ASSERT(len >= 0);
+  char *text = xmalloc((size_t)len + 1);
+  ASSERT(pread(fd, text, (size_t)len, 0) == len);
+  text[len] = '\0';
+  close(fd);
+  fputs(text, stderr);
+  return text;
+}
+
+/* An accumulate into another unit that the program never flushes still
+ * reaches it: dart_exit sends what is batched (rma/acc_batch.c) before
+ * its last barrier, and says that the program broke the rule. The
+ * target's memory is the application's, registered, so it is read after
+ * dart_exit. */
+static void exit_sends_unflushed(void)
+{
+  ASSERT_OK(dart_init(&test_argc, &test_argv));
+  long words[2] = { 0, 0 };
+  dart_gptr_t g;
+  ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, 2, DART_TYPE_LONG, words,
+                                  &g));
+  int next = (rank + 1) % size;
+  long add = rank + 1;
+  ASSERT_OK(dart_accumulate(gptr_at(g, next, 0), &add, 1, DART_TYPE_LONG,
+                            DART_OP_SUM));
+  long more = 10 * add;
+  ASSERT_OK(dart_accumulate(gptr_at(g, next, sizeof(long)), &more, 1,
+                            DART_TYPE_LONG, DART_OP_SUM));
+  char *log = exit_capturing_stderr();
+  MPI_Barrier(MPI_COMM_WORLD);
+  long from = (rank + size - 1) % size + 1;
+  ASSERT_EQ(words[0], from);
+  ASSERT_EQ(words[1], 10 * from);
+  /* One unit updates its own memory directly; to another unit the
+   * accumulates wait in a batch (the registered segment goes through MPI
+   * even inside a node). */
+  if (size > 1) {
+    ASSERT_MSG(strstr(log, "dart_exit") != NULL &&
+                 strstr(log, "2 accumulates not flushed") != NULL,
+               "dart_exit did not say that 2 accumulates were not "
+               "flushed; it wrote: \"%s\"", log);
+  }
+  free(log);
+}
+
 static const struct test_case cases[] = {
   { "init_exit_cycles", init_exit_cycles },
+  { "exit_sends_unflushed", exit_sends_unflushed },
 };
 
 int main(int argc, char **argv)

@@ -390,11 +390,23 @@ static int send_all(struct segment *seg, int unit, bool remote)
   return err;
 }
 
-int acc_batch_send_every_segment(void)
+/* Accumulates in the batches of `s` not sent yet; under batch_lock. */
+static int count_waiting(const struct acc_batches *s)
+{
+  int waiting = 0;
+  for (int i = 0; i < s->npending; ++i) {
+    waiting += s->by_unit[s->pending[i]]->count;
+  }
+  return waiting;
+}
+
+int acc_batch_send_every_segment(int *waiting)
 {
   int err = MPI_SUCCESS;
+  *waiting = 0;
   pthread_mutex_lock(&batch_lock);
   for (struct acc_batches *s = all_batches; s != NULL; s = s->next) {
+    *waiting += count_waiting(s);
     int e = send_pending(s, false);
     err = err == MPI_SUCCESS ? e : err;
   }
@@ -416,11 +428,8 @@ void acc_batch_free(struct segment *seg)
    * free), and a target that freed first may have detached its memory
    * already: said once per segment. What is left still goes out, complete
    * at the targets, so that the unit's own portion, at least, gets it. */
-  int waiting = 0;
   pthread_mutex_lock(&batch_lock);
-  for (int i = 0; i < seg->batches->npending; ++i) {
-    waiting += seg->batches->by_unit[seg->batches->pending[i]]->count;
-  }
+  int waiting = count_waiting(seg->batches);
   pthread_mutex_unlock(&batch_lock);
   if (waiting > 0) {
     LOG_WARN("dart_team_memfree", "segment %d is freed with %d accumulates "

@@ -59,8 +59,9 @@ bool acc_batch_add(const struct target *t, const void *value,
 int acc_batch_send(struct segment *seg, int unit);
 
 /* Sends the batches of every segment (dart_exit, before its last
- * barrier). Returns the first MPI error code. */
-int acc_batch_send_every_segment(void);
+ * barrier); *waiting receives how many accumulates they held, which the
+ * program did not flush. Returns the first MPI error code. */
+int acc_batch_send_every_segment(int *waiting);
 
 /* Sends what is left (saying so), completes it at the targets, and
  * frees the segment's batches. */
