@@ -54,7 +54,8 @@ static const char *const known_variables[] = {
   "DART_LOCAL_POOL_MIB", "DART_LOCAL_POOL_MAX_MIB", "DART_NODEDB_LOCK",
   "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", "DART_SHM_SYNC",
   "DART_ACCUMULATE_BATCH", "DART_POOL_GRACE_US", "DART_POOL_EXPOSURE",
-  "DART_POOL_SHRINK_MS", "DART_REMOTE_ATOMICS", NULL
+  "DART_POOL_SHRINK_MS", "DART_REMOTE_ATOMICS", "DART_STALL_WARN_MS",
+  NULL
 };
 
 static int read_choice(const char *var, const struct choice *choices,
@@ -137,6 +138,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   int pool_shrink_ms = 1000;
   int pool_exposure = POOL_EXPOSE_AUTO;
   int remote_atomics = REMOTE_ATOMICS_MPI;
+  int stall_warn_ms = 10000;
 
   if (read_choice("DART_LOG_LEVEL", log_levels, &log_level, why, why_len) ||
       read_choice("DART_SHM_PATH", on_off, &shm, why, why_len) ||
@@ -166,6 +168,8 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
       read_int("DART_POOL_GRACE_US", 0, 60000000, &pool_grace_us, why,
                why_len) ||
       read_int("DART_POOL_SHRINK_MS", -1, 86400000, &pool_shrink_ms, why,
+               why_len) ||
+      read_int("DART_STALL_WARN_MS", 0, 86400000, &stall_warn_ms, why,
                why_len)) {
     return -1;
   }
@@ -186,6 +190,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   cfg->pool_grace_us      = pool_grace_us;
   cfg->pool_shrink_ms     = pool_shrink_ms;
   cfg->pool_exposure      = (enum pool_exposure)pool_exposure;
+  cfg->stall_warn_ms      = stall_warn_ms;
   /* The level must be in force before the warnings below are filtered. */
   log_set_level(cfg->log_level);
   warn_unknown_variables();

@@ -64,6 +64,9 @@ struct env_config {
   int                 pool_shrink_ms;    /* DART_POOL_SHRINK_MS: how long a
                                             chunk stays empty before it is
                                             released, -1 = never */
+  int                 stall_warn_ms;     /* DART_STALL_WARN_MS: after how
+                                            long a wait for another unit
+                                            to serve says so, 0 = never */
 };
 
 /* Fills `cfg` from the environment. Returns 0, or -1 with a message in

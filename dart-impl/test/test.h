@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- Failure reports ------------------------------------------------- */
 
@@ -154,6 +155,41 @@ static inline void restore_log(int saved)
   dart_config_t *config = NULL;
   dart_config(&config);
   config->log_enabled = saved;
+}
+
+/* What the runtime logs while a call runs: test_capture_begin sends
+ * this process's stderr to a file, test_capture_end puts stderr back and
+ * returns what came (malloc'ed), also passing it on to stderr. */
+struct test_capture {
+  int file;
+  int saved;
+};
+
+static inline void test_capture_begin(struct test_capture *c)
+{
+  char path[] = "/tmp/dart-test-log-XXXXXX";
+  c->file = mkstemp(path);
+  ASSERT(c->file >= 0);
+  unlink(path);
+  fflush(stderr);
+  c->saved = dup(STDERR_FILENO);
+  ASSERT(c->saved >= 0);
+  ASSERT(dup2(c->file, STDERR_FILENO) == STDERR_FILENO);
+}
+
+static inline char *test_capture_end(struct test_capture *c)
+{
+  fflush(stderr);
+  ASSERT(dup2(c->saved, STDERR_FILENO) == STDERR_FILENO);
+  close(c->saved);
+  off_t len = lseek(c->file, 0, SEEK_END);
+  ASSERT(len >= 0);
+  char *text = xmalloc((size_t)len + 1);
+  ASSERT(pread(c->file, text, (size_t)len, 0) == len);
+  text[len] = '\0';
+  close(c->file);
+  fputs(text, stderr);
+  return text;
 }
 
 /* dart_init, then this unit's global id and the number of units: the

@@ -6,16 +6,26 @@
  * an MPI call of the program's own serves them too. Valid in every mode;
  * registered with the switch on and several nodes
  * (dart-impl/test/robust_atomics.cmake). */
+#include "test_nodes.h"
 #include "test.h"
 
 #include <mpi.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { ROUNDS = 300 };
 
 static dart_thread_support_level_t thread_level;
+
+/* The lowest unit on another node than unit 0, -1 if none (test_nodes.h,
+ * read at setup: it is collective). */
+static int far_unit = -1;
+
+/* The threshold of DART_STALL_WARN_MS this program runs with: short,
+ * for stall_said (setup sets it unless the environment does). */
+static const char *const STALL_MS = "200";
 
 static dart_gptr_t words; /* per unit: counter, sum, then one per unit */
 
@@ -128,14 +138,19 @@ static void served_in_recv(void)
   free_words();
 }
 
+static bool progress_thread_on(void)
+{
+  const char *thread = getenv("DART_PROGRESS_THREAD");
+  return thread != NULL && strcmp(thread, "on") == 0 &&
+         thread_level == DART_THREAD_MULTIPLE;
+}
+
 /* Unit 0 blocks in MPI_Barrier while the others' atomics target it:
  * served by the progress thread where it runs; without it the program
  * meets in a DART barrier first, as rma/am_atomics.h asks. */
 static void served_in_mpi_call(void)
 {
-  const char *thread = getenv("DART_PROGRESS_THREAD");
-  bool by_thread = thread != NULL && strcmp(thread, "on") == 0 &&
-                   thread_level == DART_THREAD_MULTIPLE;
+  bool by_thread = progress_thread_on();
   alloc_words();
   if (test_me != 0) {
     update_unit0();
@@ -210,6 +225,55 @@ static void one_word_all_paths(void)
   free_words();
 }
 
+/* A unit on another node computes (sleeps) outside DART for five times
+ * DART_STALL_WARN_MS while unit 0 fetches from it by message: unit 0's
+ * wait says once, in one log line, which unit it waits for and why,
+ * then completes when that unit enters dart_barrier. With the progress
+ * thread that unit serves while it sleeps: no such line. */
+static void stall_said(void)
+{
+  const char *mode = getenv("DART_REMOTE_ATOMICS");
+  if (far_unit < 0 || mode == NULL || strcmp(mode, "message") != 0) {
+    return; /* no atomics by message here: nothing to wait for */
+  }
+  long stall_ms = strtol(getenv("DART_STALL_WARN_MS"), NULL, 10);
+  ASSERT(stall_ms > 0);
+  alloc_words();
+  if (test_me == far_unit) {
+    struct timespec nap = { .tv_sec = 5 * stall_ms / 1000,
+                            .tv_nsec = 5 * stall_ms % 1000 * 1000000 };
+    while (nanosleep(&nap, &nap) != 0) {
+    }
+  } else if (test_me == 0) {
+    int64_t one = 1, got = -1;
+    struct test_capture capture;
+    test_capture_begin(&capture);
+    dart_ret_t ret = dart_fetch_and_op(word_at(far_unit, 0), &one, &got,
+                                       DART_TYPE_LONGLONG, DART_OP_SUM);
+    char *log = test_capture_end(&capture);
+    ASSERT_OK(ret);
+    ASSERT_EQ(got, 0);
+    char expect[64];
+    snprintf(expect, sizeof expect, "for unit %d to apply atomics",
+             far_unit);
+    const char *said = strstr(log, expect);
+    if (progress_thread_on()) {
+      ASSERT_MSG(said == NULL, "the wait was long with the progress "
+                 "thread on: \"%s\"", log);
+    } else {
+      ASSERT_MSG(said != NULL && strstr(log, "dart_fetch_and_op") != NULL,
+                 "no line about the wait for unit %d: \"%s\"", far_unit,
+                 log);
+      ASSERT_MSG(strstr(said + 1, expect) == NULL, "said twice: \"%s\"",
+                 log);
+    }
+    free(log);
+  }
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_EQ(read_word(far_unit, 0), 1);
+  free_words();
+}
+
 static const struct test_case cases[] = {
   { "served_in_barrier", served_in_barrier },
   { "served_in_allreduce", served_in_allreduce },
@@ -217,13 +281,22 @@ static const struct test_case cases[] = {
   { "served_in_mpi_call", served_in_mpi_call },
   { "issue_order", issue_order },
   { "one_word_all_paths", one_word_all_paths },
+  { "stall_said", stall_said },
 };
 
 /* dart_init_thread: the progress thread needs MPI_THREAD_MULTIPLE. */
 static void setup(int *argc, char ***argv)
 {
+  setenv("DART_STALL_WARN_MS", STALL_MS, 0);
   ASSERT_OK(dart_init_thread(argc, argv, &thread_level));
   test_team_position(DART_TEAM_ALL, &test_me, &test_units);
+  long long *keys = test_node_keys(test_units);
+  for (int u = 1; u < test_units && far_unit < 0; ++u) {
+    if (keys[u] != keys[0]) {
+      far_unit = u;
+    }
+  }
+  free(keys);
 }
 
 int main(int argc, char **argv)

@@ -12,7 +12,8 @@ static const char *const all_vars[] = {
   "DART_LOG_LEVEL", "DART_SHM_PATH", "DART_UNITS_PER_NODE",
   "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT",
   "DART_LOCAL_POOL_MIB", "DART_LOCAL_POOL_MAX_MIB", "DART_NODEDB_LOCK",
-  "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", "DART_SHM_SYNC", NULL
+  "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", "DART_SHM_SYNC",
+  "DART_REMOTE_ATOMICS", "DART_STALL_WARN_MS", NULL
 };
 
 static void read_switches(void)
@@ -35,6 +36,8 @@ static void read_switches(void)
   ASSERT(cfg.lock_policy == LOCK_POLICY_SEED);
   ASSERT(!cfg.progress_thread);
   ASSERT(cfg.shm_sync);
+  ASSERT(cfg.remote_atomics == REMOTE_ATOMICS_MPI);
+  ASSERT(cfg.stall_warn_ms == 10000);
 
   setenv("DART_LOG_LEVEL", "debug", 1);
   setenv("DART_SHM_PATH", "off", 1);
@@ -47,7 +50,11 @@ static void read_switches(void)
   setenv("DART_LOCK_POLICY", "history", 1);
   setenv("DART_PROGRESS_THREAD", "on", 1);
   setenv("DART_SHM_SYNC", "off", 1);
+  setenv("DART_REMOTE_ATOMICS", "message", 1);
+  setenv("DART_STALL_WARN_MS", "0", 1);
   ASSERT(env_config_read(&cfg, why, sizeof why) == 0);
+  ASSERT(cfg.remote_atomics == REMOTE_ATOMICS_MESSAGE);
+  ASSERT(cfg.stall_warn_ms == 0);
   ASSERT(!cfg.shm_sync);
   ASSERT(cfg.local_pool_mib == 2);
   ASSERT(cfg.local_pool_max_mib == 128);
@@ -87,6 +94,9 @@ static void read_switches(void)
     { "DART_LOCAL_POOL_MAX_MIB", "-1", "DART_LOCAL_POOL_MAX_MIB" },
     { "DART_LOCK_POLICY", "lru", "history" },
     { "DART_PROGRESS_THREAD", "maybe", "off" },
+    { "DART_REMOTE_ATOMICS", "shmem", "message" },
+    { "DART_STALL_WARN_MS", "-1", "DART_STALL_WARN_MS" },
+    { "DART_STALL_WARN_MS", "86400001", "DART_STALL_WARN_MS" },
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
     char *saved = getenv(bad[i].var) ? strdup(getenv(bad[i].var)) : NULL;

@@ -6,10 +6,8 @@
 #include "test.h"
 
 #include <mpi.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static int rank, size;
 
@@ -65,33 +63,6 @@ static void init_exit_cycles(void)
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-/* Runs dart_exit with this process's stderr going to a file, then
- * returns what DART wrote there (also passed on to stderr). */
-static char *exit_capturing_stderr(void)
-{
-  char path[] = "/tmp/dart-exit-log-XXXXXX";
-  int fd = mkstemp(path);
-  ASSERT(fd >= 0);
-  unlink(path);
-  fflush(stderr);
-  int saved = dup(STDERR_FILENO);
-  ASSERT(saved >= 0);
-  ASSERT(dup2(fd, STDERR_FILENO) == STDERR_FILENO);
-  dart_ret_t ret = dart_exit();
-  fflush(stderr);
-  ASSERT(dup2(saved, STDERR_FILENO) == STDERR_FILENO);
-  close(saved);
-  ASSERT_OK(ret);
-  off_t len = lseek(fd, 0, SEEK_END);
-  ASSERT(len >= 0);
-  char *text = xmalloc((size_t)len + 1);
-  ASSERT(pread(fd, text, (size_t)len, 0) == len);
-  text[len] = '\0';
-  close(fd);
-  fputs(text, stderr);
-  return text;
-}
-
 /* An accumulate into another unit that the program never flushes still
  * reaches it: dart_exit sends what is batched (rma/acc_batch.c) before
  * its last barrier, and says that the program broke the rule. The
@@ -111,7 +82,11 @@ static void exit_sends_unflushed(void)
   long more = 10 * add;
   ASSERT_OK(dart_accumulate(gptr_at(g, next, sizeof(long)), &more, 1,
                             DART_TYPE_LONG, DART_OP_SUM));
-  char *log = exit_capturing_stderr();
+  struct test_capture capture;
+  test_capture_begin(&capture);
+  dart_ret_t ret = dart_exit();
+  char *log = test_capture_end(&capture);
+  ASSERT_OK(ret);
   MPI_Barrier(MPI_COMM_WORLD);
   long from = (rank + size - 1) % size + 1;
   ASSERT_EQ(words[0], from);

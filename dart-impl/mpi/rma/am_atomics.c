@@ -332,11 +332,46 @@ static const struct progress_hook hook = {
 
 /* --- the origin's side --- */
 
+/* A wait of an origin for unit `unit` (global) to serve it, which says
+ * once when it has lasted DART_STALL_WARN_MS: that unit serves only
+ * inside DART calls (or with the progress thread), so a wait this long
+ * usually means it computes, or blocks in MPI calls of the program's
+ * own, and a job that seems to hang gets its reason in the log. */
+struct stall_watch {
+  const char *call;
+  int         unit;
+  long long   since_ns; /* 0 until the first look at the clock */
+  bool        said;
+};
+
+static void watch_stall(struct stall_watch *w, unsigned round)
+{
+  /* The clock every 1024 rounds: a round takes a microsecond or more. */
+  if (w->said || round % 1024 != 0 || runtime.env.stall_warn_ms == 0) {
+    return;
+  }
+  long long now = progress_clock_ns();
+  if (w->since_ns == 0) {
+    w->since_ns = now;
+    return;
+  }
+  long long waited_ms = (now - w->since_ns) / 1000000;
+  if (waited_ms >= runtime.env.stall_warn_ms) {
+    w->said = true;
+    LOG_WARN(w->call, "waited %lld ms for unit %d to apply atomics sent "
+             "to it by message: it does so only inside DART calls, or "
+             "with DART_PROGRESS_THREAD=on under dart_init_thread (a unit "
+             "in a long computation or in MPI calls of the program's own "
+             "serves nothing: flush and dart_barrier before them)",
+             waited_ms, w->unit);
+  }
+}
+
 /* One round of an origin's wait: serves requests and takes in
  * acknowledgements at once, polls the other services as a wait in
  * core/progress.c would (every 64 rounds; a lock's poll costs an MPI
  * atomic), and yields now and then: the target may share this core. */
-static void keep_going(unsigned round)
+static void keep_going(unsigned round, struct stall_watch *w)
 {
   hook_poll();
   if (round % 64 == 0) {
@@ -345,13 +380,16 @@ static void keep_going(unsigned round)
   if (round % 16 == 0) {
     sched_yield();
   }
+  watch_stall(w, round);
 }
 
-/* Completes `n` requests while serving others (and every other service
- * that waits need, core/progress.h): this unit's target may be waiting
- * for this unit in turn. */
-static int wait_serving(int n, MPI_Request *requests)
+/* Completes `n` requests to or from global unit `unit` while serving
+ * others (and every other service that waits need, core/progress.h):
+ * this unit's target may be waiting for this unit in turn. */
+static int wait_serving(const char *call, int unit, int n,
+                        MPI_Request *requests)
 {
+  struct stall_watch watch = { .call = call, .unit = unit };
   for (unsigned round = 1;; ++round) {
     /* One MPI_Test each (a completed request becomes MPI_REQUEST_NULL,
      * which tests as done): MPICH's MPI_Testall, with a status array
@@ -366,7 +404,7 @@ static int wait_serving(int n, MPI_Request *requests)
     if (err != MPI_SUCCESS || all) {
       return err;
     }
-    keep_going(round);
+    keep_going(round, &watch);
   }
 }
 
@@ -421,7 +459,7 @@ dart_ret_t am_accumulate(const char *call, const struct team *team,
                     TAG_REQUEST, comm, &request);
     if (err == MPI_SUCCESS) {
       atomic_fetch_add_explicit(&sent[dest], 1, memory_order_relaxed);
-      err = wait_serving(1, &request);
+      err = wait_serving(call, dest, 1, &request);
     }
   }
   free(msg);
@@ -457,7 +495,7 @@ static dart_ret_t fetch(const char *call, const struct team *team,
     }
   }
   if (err == MPI_SUCCESS) {
-    err = wait_serving(2, requests);
+    err = wait_serving(call, dest, 2, requests);
   }
   if (err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI_Isend", err);
@@ -504,10 +542,11 @@ dart_ret_t am_compare_and_swap(const char *call, const struct team *team,
 static dart_ret_t complete_global(const char *call, int g)
 {
   unsigned long goal = atomic_load_explicit(&sent[g], memory_order_relaxed);
+  struct stall_watch watch = { .call = call, .unit = g };
   for (unsigned round = 1;
        atomic_load_explicit(&acked[g], memory_order_acquire) < goal;
        ++round) {
-    keep_going(round);
+    keep_going(round, &watch);
   }
   int status = atomic_exchange(&refused[g], 0);
   if (status != 0) {
