@@ -13,6 +13,7 @@
 #include "test.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -184,12 +185,71 @@ static void remote_acquire_while_home_waits(void)
   }
 }
 
+/* The home node computes (sleeps) outside DART for five times
+ * DART_STALL_WARN_MS while the first remote unit acquires a lock in CPU
+ * mode: its wait says once, in one log line, that it waits for the home
+ * (unit 0) and why; it gets the lock when the home node enters
+ * dart_barrier. */
+static void stall_said(void)
+{
+  long long *keys = test_node_keys(n);
+  int first_remote = -1;
+  for (int u = 1; u < n && first_remote < 0; ++u) {
+    if (keys[u] != keys[0]) {
+      first_remote = u;
+    }
+  }
+  bool home_node = keys[me] == keys[0];
+  free(keys);
+  if (first_remote < 0) {
+    return; /* one node: nobody waits for a home */
+  }
+  long stall_ms = strtol(getenv("DART_STALL_WARN_MS"), NULL, 10);
+  ASSERT(stall_ms > 0);
+  /* The first lock of a fresh team lives at its unit 0 (lock/api.c). */
+  dart_team_t team;
+  ASSERT_OK(dart_team_clone(DART_TEAM_ALL, &team));
+  dart_lock_t home_lock;
+  ASSERT_OK(dart_team_lock_init(team, &home_lock));
+  if (me == 0) {
+    ASSERT_OK(dart_lock_acquire(home_lock)); /* CPU mode */
+    ASSERT_OK(dart_lock_release(home_lock));
+  }
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  if (home_node) {
+    sleep_ms(5 * stall_ms);
+  } else if (me == first_remote) {
+    struct test_capture capture;
+    test_capture_begin(&capture);
+    dart_ret_t ret = dart_lock_acquire(home_lock);
+    char *log = test_capture_end(&capture);
+    ASSERT_OK(ret);
+    ASSERT_OK(dart_lock_release(home_lock));
+    const char *expect = "for unit 0, home of the lock";
+    const char *said = strstr(log, expect);
+    ASSERT_MSG(said != NULL && strstr(log, "dart_lock_acquire") != NULL,
+               "no line about the wait for the home: \"%s\"", log);
+    ASSERT_MSG(strstr(said + 1, expect) == NULL, "said twice: \"%s\"",
+               log);
+    free(log);
+  }
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_lock_destroy(&home_lock));
+  ASSERT_OK(dart_team_destroy(&team));
+}
+
 static const struct test_case cases[] = {
   { "remote_acquire_while_home_waits", remote_acquire_while_home_waits },
+  { "stall_said", stall_said },
 };
+
+/* The threshold of DART_STALL_WARN_MS stall_said runs with, unless the
+ * environment sets one. */
+static const char *const STALL_MS = "200";
 
 static void setup(int *argc, char ***argv)
 {
+  setenv("DART_STALL_WARN_MS", STALL_MS, 0);
   test_start(argc, argv, &me, &n);
 }
 

@@ -200,6 +200,21 @@ long long progress_clock_ns(void)
   return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
+bool progress_stalled(struct progress_stall *w, long long *waited_ms)
+{
+  if (w->said || runtime.env.stall_warn_ms == 0) {
+    return false;
+  }
+  long long now = progress_clock_ns();
+  if (w->since_ns == 0) {
+    w->since_ns = now;
+    return false;
+  }
+  *waited_ms = (now - w->since_ns) / 1000000;
+  w->said = *waited_ms >= runtime.env.stall_warn_ms;
+  return w->said;
+}
+
 void progress_sleep(long long ns)
 {
   const long long step = 100000; /* between two visits to MPI */

@@ -70,6 +70,23 @@ int progress_await_message(int source, int tag, MPI_Comm comm);
 /* The monotonic clock in nanoseconds, for waits and for timing them. */
 long long progress_clock_ns(void);
 
+/* A wait for another unit to serve this one, which that unit does only
+ * inside DART calls or with the progress thread (atomics by message, a
+ * lock homed there): progress_stalled tells its caller once when the
+ * wait has lasted DART_STALL_WARN_MS, and the caller logs which unit it
+ * waits for and why, so that a job stuck that way says so. Starts with
+ * since_ns the clock at the start of the wait, or zeroed: from the first
+ * look at the clock. */
+struct progress_stall {
+  long long since_ns; /* 0 until the wait first looked at the clock */
+  bool      said;
+};
+
+/* Called now and then during the wait (it reads the clock: some 20 ns).
+ * True once, when the wait has lasted the threshold, with *waited_ms how
+ * long. */
+bool progress_stalled(struct progress_stall *w, long long *waited_ms);
+
 /* Lets `ns` nanoseconds pass while MPI (an MPI_Iprobe every 100 us, so
  * that one-sided calls of others into this unit complete under MPIs that
  * need the target inside MPI) and the hook keep progressing: a grace time

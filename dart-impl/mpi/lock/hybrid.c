@@ -240,6 +240,9 @@ static dart_ret_t remote_take(const char *call, struct dart_lock_struct *l,
                               bool blocking, bool *got)
 {
   struct lock_backoff backoff = { 0 };
+  /* From the start: an MPI atomic may itself wait for the home (MPIs
+   * whose RMA needs the target inside MPI). */
+  struct progress_stall stall = { .since_ns = progress_clock_ns() };
   for (;;) {
     int64_t old, ignored;
     dart_ret_t ret = net_cas(call, l, NET_UNLOCKED, l->me, &old);
@@ -262,6 +265,19 @@ static dart_ret_t remote_take(const char *call, struct dart_lock_struct *l,
       return DART_OK;
     }
     lock_backoff_wait(&backoff, l->team->comm);
+    if (old != NET_CPU_MODE && old != NET_CPU_MODE_REQ) {
+      stall = (struct progress_stall){ 0 }; /* waits for a holder */
+      continue;
+    }
+    /* In CPU mode only the home node can hand the lock over. */
+    long long waited_ms;
+    if (progress_stalled(&stall, &waited_ms)) {
+      LOG_WARN(call, "waited %lld ms for unit %d, home of the lock, to "
+               "hand it to this node: the units of its node do so only "
+               "inside DART calls, or the home with "
+               "DART_PROGRESS_THREAD=on under dart_init_thread",
+               waited_ms, (int)l->team->global_of[l->home]);
+    }
   }
 }
 

@@ -332,32 +332,17 @@ static const struct progress_hook hook = {
 
 /* --- the origin's side --- */
 
-/* A wait of an origin for unit `unit` (global) to serve it, which says
- * once when it has lasted DART_STALL_WARN_MS: that unit serves only
- * inside DART calls (or with the progress thread), so a wait this long
- * usually means it computes, or blocks in MPI calls of the program's
- * own, and a job that seems to hang gets its reason in the log. */
+/* An origin's wait for global unit `unit` to serve it. */
 struct stall_watch {
-  const char *call;
-  int         unit;
-  long long   since_ns; /* 0 until the first look at the clock */
-  bool        said;
+  const char           *call;
+  int                   unit;
+  struct progress_stall stall;
 };
 
-static void watch_stall(struct stall_watch *w, unsigned round)
+static void watch_stall(struct stall_watch *w)
 {
-  /* The clock every 1024 rounds: a round takes a microsecond or more. */
-  if (w->said || round % 1024 != 0 || runtime.env.stall_warn_ms == 0) {
-    return;
-  }
-  long long now = progress_clock_ns();
-  if (w->since_ns == 0) {
-    w->since_ns = now;
-    return;
-  }
-  long long waited_ms = (now - w->since_ns) / 1000000;
-  if (waited_ms >= runtime.env.stall_warn_ms) {
-    w->said = true;
+  long long waited_ms;
+  if (progress_stalled(&w->stall, &waited_ms)) {
     LOG_WARN(w->call, "waited %lld ms for unit %d to apply atomics sent "
              "to it by message: it does so only inside DART calls, or "
              "with DART_PROGRESS_THREAD=on under dart_init_thread (a unit "
@@ -378,9 +363,9 @@ static void keep_going(unsigned round, struct stall_watch *w)
     progress_poll();
   }
   if (round % 16 == 0) {
-    sched_yield();
+    sched_yield(); /* which may take a time slice: the clock too */
+    watch_stall(w);
   }
-  watch_stall(w, round);
 }
 
 /* Completes `n` requests to or from global unit `unit` while serving
@@ -389,7 +374,9 @@ static void keep_going(unsigned round, struct stall_watch *w)
 static int wait_serving(const char *call, int unit, int n,
                         MPI_Request *requests)
 {
-  struct stall_watch watch = { .call = call, .unit = unit };
+  struct stall_watch watch = {
+    .call = call, .unit = unit, .stall.since_ns = progress_clock_ns(),
+  };
   for (unsigned round = 1;; ++round) {
     /* One MPI_Test each (a completed request becomes MPI_REQUEST_NULL,
      * which tests as done): MPICH's MPI_Testall, with a status array
@@ -542,7 +529,9 @@ dart_ret_t am_compare_and_swap(const char *call, const struct team *team,
 static dart_ret_t complete_global(const char *call, int g)
 {
   unsigned long goal = atomic_load_explicit(&sent[g], memory_order_relaxed);
-  struct stall_watch watch = { .call = call, .unit = g };
+  struct stall_watch watch = {
+    .call = call, .unit = g, .stall.since_ns = progress_clock_ns(),
+  };
   for (unsigned round = 1;
        atomic_load_explicit(&acked[g], memory_order_acquire) < goal;
        ++round) {
