@@ -529,13 +529,17 @@ dart_ret_t am_compare_and_swap(const char *call, const struct team *team,
 static dart_ret_t complete_global(const char *call, int g)
 {
   unsigned long goal = atomic_load_explicit(&sent[g], memory_order_relaxed);
-  struct stall_watch watch = {
-    .call = call, .unit = g, .stall.since_ns = progress_clock_ns(),
-  };
-  for (unsigned round = 1;
-       atomic_load_explicit(&acked[g], memory_order_acquire) < goal;
-       ++round) {
-    keep_going(round, &watch);
+  if (atomic_load_explicit(&acked[g], memory_order_acquire) < goal) {
+    /* The clock only where there is a wait: a flush of a whole team
+     * asks every unit. */
+    struct stall_watch watch = {
+      .call = call, .unit = g, .stall.since_ns = progress_clock_ns(),
+    };
+    for (unsigned round = 1;
+         atomic_load_explicit(&acked[g], memory_order_acquire) < goal;
+         ++round) {
+      keep_going(round, &watch);
+    }
   }
   int status = atomic_exchange(&refused[g], 0);
   if (status != 0) {
