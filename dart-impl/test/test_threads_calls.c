@@ -17,9 +17,10 @@
  * - collectives: a team per thread (MT-team); allreduce, reduce, bcast,
  *   allgather and barrier on it round after round; exact values.
  * - segment_meta: a team per thread allocating and freeing collective
- *   segments, plus local-pool blocks, while gptr_getaddr/setaddr and
- *   getflags/setflags run on them: native addresses agree with what
- *   dart_get_blocking reads, flags stay per segment.
+ *   segments, plus local-pool blocks and a registration of its own,
+ *   while gptr_getaddr/setaddr and getflags/setflags run on them: native
+ *   addresses agree with what dart_get_blocking reads, flags stay per
+ *   segment.
  *
  * argv[1]: rounds (default 2000; a tenth of it for the cases that
  * communicate with a team, a segment per 10 of those). Without MPI_THREAD_MULTIPLE the test fails:
@@ -401,6 +402,12 @@ static void check_native(dart_gptr_t here, size_t words, long seed)
  * cores: a segment lives for INNER rounds of the local checks. */
 enum { INNER = 10 };
 
+/* Memory of the program's each thread registers on its team
+ * (dart_team_memregister_aligned, MT-team); deregistered after the
+ * threads (dart_team_memderegister is MT-none). */
+static long registered[THREADS][SEG_WORDS];
+static dart_gptr_t registrations[THREADS];
+
 static void *segment_worker(void *arg)
 {
   int t = (int)(intptr_t)arg;
@@ -408,6 +415,13 @@ static void *segment_worker(void *arg)
   int tme, tn;
   test_team_position(team, &tme, &tn);
   test_threads_line_up();
+  ASSERT_OK(dart_team_memregister_aligned(team, SEG_WORDS, DART_TYPE_LONG,
+                                          registered[t],
+                                          &registrations[t]));
+  dart_gptr_t reg = gptr_at(registrations[t], tme, 0);
+  void *native = NULL;
+  ASSERT_OK(dart_gptr_getaddr(reg, &native));
+  ASSERT(native == (void *)registered[t]);
   long segments = team_rounds() / INNER > 3 ? team_rounds() / INNER : 3;
   for (long s = 0; s < segments; ++s) {
     dart_gptr_t seg;
@@ -425,6 +439,7 @@ static void *segment_worker(void *arg)
       ASSERT_OK(dart_memalloc(BLOCK_WORDS, DART_TYPE_LONG, &block));
       check_native(mine, SEG_WORDS, ((long)t << 32) + r * 100);
       check_native(block, BLOCK_WORDS, ((long)t << 32) + r * 100 + 50);
+      check_native(reg, SEG_WORDS, ((long)t << 32) + r * 100 + 75);
       /* Another unit's memory has no native address here. */
       void *other = (void *)&other;
       ASSERT_OK(dart_gptr_getaddr(gptr_at(seg, (tme + 1) % tn, 0),
@@ -446,6 +461,9 @@ static void segment_meta(void)
 {
   clone_teams();
   test_threads_run(THREADS, segment_worker);
+  for (int t = 0; t < THREADS; ++t) {
+    ASSERT_OK(dart_team_memderegister(registrations[t]));
+  }
   destroy_teams();
 }
 
