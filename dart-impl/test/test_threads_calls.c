@@ -21,6 +21,11 @@
  *   while gptr_getaddr/setaddr and getflags/setflags run on them: native
  *   addresses agree with what dart_get_blocking reads, flags stay per
  *   segment.
+ * - types_and_ops: every thread creates, uses and destroys strided,
+ *   indexed and custom types and an operation with user data of its own
+ *   (a put through a strided target type, a get through an indexed one,
+ *   an allreduce with the operation and a broadcast of the custom type
+ *   on its team); exact values.
  *
  * argv[1]: rounds (default 2000; a tenth of it for the cases that
  * communicate with a team, a segment per 10 of those). Without MPI_THREAD_MULTIPLE the test fails:
@@ -365,6 +370,157 @@ static void collectives(void)
   destroy_teams();
 }
 
+/* ---- derived types and operations --------------------------------------- */
+
+enum { PORTION = 64, BLOCKS = 8, BLOCK_LEN = 2, STRIDE = 4 };
+
+static int type_value(int unit, int t, long r, int k)
+{
+  return unit * 1000000 + t * 100000 + (int)(r % 1000) * 100 + k;
+}
+
+/* inout = in + inout + the thread's salt: n - 1 combines of n
+ * contributions add the salt n - 1 times, whatever the reduction tree. */
+static void salted_sum(const void *in, void *inout, size_t len, void *salt)
+{
+  const int *a = in;
+  int *b = inout;
+  for (size_t i = 0; i < len; ++i) {
+    b[i] += a[i] + *(const int *)salt;
+  }
+}
+
+static int salts[THREADS];
+
+struct triple {
+  int a, b, c;
+};
+
+static void *types_worker(void *arg)
+{
+  int t = (int)(intptr_t)arg;
+  dart_team_t team = teams[t];
+  int tme, tn;
+  test_team_position(team, &tme, &tn);
+  int next = (tme + 1) % tn, prev = (tme + tn - 1) % tn;
+  salts[t] = t + 1;
+  dart_gptr_t seg;
+  ASSERT_OK(dart_team_memalloc_aligned(team, PORTION, DART_TYPE_INT, &seg));
+  int *mine = NULL;
+  ASSERT_OK(dart_gptr_getaddr(gptr_at(seg, tme, 0), (void **)&mine));
+  test_threads_line_up();
+  for (long r = 0; r < team_rounds(); ++r) {
+    for (int k = 0; k < PORTION; ++k) {
+      mine[k] = -1;
+    }
+    ASSERT_OK(dart_barrier(team));
+    /* Contiguous ints into every STRIDE-th pair of the next unit. */
+    dart_datatype_t strided = DART_TYPE_UNDEFINED;
+    ASSERT_OK(dart_type_create_strided(DART_TYPE_INT, STRIDE, BLOCK_LEN,
+                                       &strided));
+    int out[BLOCKS * BLOCK_LEN];
+    for (int k = 0; k < BLOCKS * BLOCK_LEN; ++k) {
+      out[k] = type_value(tme, t, r, k);
+    }
+    dart_gptr_t there = gptr_at(seg, next, 0);
+    ASSERT_OK(dart_put_blocking(there, out, BLOCKS * BLOCK_LEN, DART_TYPE_INT,
+                                strided));
+    ASSERT_OK(dart_flush(there));
+    ASSERT_OK(dart_type_destroy(&strided));
+    ASSERT_OK(dart_barrier(team));
+    for (int k = 0; k < PORTION; ++k) {
+      int block = k / STRIDE, at = k % STRIDE;
+      int expect = block < BLOCKS && at < BLOCK_LEN
+                       ? type_value(prev, t, r, block * BLOCK_LEN + at)
+                       : -1;
+      ASSERT_MSG(mine[k] == expect, "thread %d round %ld: int %d is %d, "
+                 "expected %d", t, r, k, mine[k], expect);
+    }
+    /* A burst of types at once, each told apart by its stride: two
+     * threads handed one id would write one another's layout. */
+    enum { BURST = 16 };
+    dart_datatype_t burst[BURST];
+    for (int q = 0; q < BURST; ++q) {
+      ASSERT_OK(dart_type_create_strided(DART_TYPE_INT,
+                                         (size_t)(2 + (t + q) % 6), 1,
+                                         &burst[q]));
+    }
+    int local[PORTION];
+    for (int q = 0; q < BURST; ++q) {
+      int stride = 2 + (t + q) % 6, four[4] = { q, q + 1, q + 2, q + 3 };
+      for (int k = 0; k < PORTION; ++k) {
+        local[k] = -1;
+      }
+      dart_gptr_t scratch;
+      ASSERT_OK(dart_memalloc(PORTION, DART_TYPE_INT, &scratch));
+      int *dst = NULL;
+      ASSERT_OK(dart_gptr_getaddr(scratch, (void **)&dst));
+      memcpy(dst, local, sizeof local);
+      ASSERT_OK(dart_put_blocking(scratch, four, 4, DART_TYPE_INT,
+                                  burst[q]));
+      for (int k = 0; k < PORTION; ++k) {
+        int expect = k % stride == 0 && k / stride < 4 ? q + k / stride : -1;
+        ASSERT_MSG(dst[k] == expect, "thread %d: type %d of the burst "
+                   "(stride %d) put %d at int %d, expected %d", t, q, stride,
+                   dst[k], k, expect);
+      }
+      ASSERT_OK(dart_memfree(scratch));
+    }
+    for (int q = 0; q < BURST; ++q) {
+      ASSERT_OK(dart_type_destroy(&burst[q]));
+    }
+    /* Two blocks of my portion, read back through an indexed type. */
+    dart_datatype_t indexed = DART_TYPE_UNDEFINED;
+    const size_t lens[2] = { 1, 3 }, offs[2] = { 5, 20 };
+    ASSERT_OK(dart_type_create_indexed(DART_TYPE_INT, 2, lens, offs,
+                                       &indexed));
+    int got[4] = { 0, 0, 0, 0 };
+    ASSERT_OK(dart_get_blocking(got, gptr_at(seg, tme, 0), 4, indexed,
+                                DART_TYPE_INT));
+    ASSERT_OK(dart_type_destroy(&indexed));
+    const int at[4] = { 5, 20, 21, 22 };
+    for (int i = 0; i < 4; ++i) {
+      ASSERT_EQ(got[i], mine[at[i]]);
+    }
+    /* An operation of the thread's own, with its user data. */
+    dart_operation_t op;
+    ASSERT_OK(dart_op_create(salted_sum, &salts[t], true, DART_TYPE_INT,
+                             false, &op));
+    int in[4], sum[4];
+    for (int i = 0; i < 4; ++i) {
+      in[i] = tme * 10 + i;
+    }
+    ASSERT_OK(dart_allreduce(in, sum, 4, DART_TYPE_INT, op, team));
+    ASSERT_OK(dart_op_destroy(&op));
+    for (int i = 0; i < 4; ++i) {
+      ASSERT_EQ(sum[i], 10 * tn * (tn - 1) / 2 + tn * i + (tn - 1) * (t + 1));
+    }
+    /* A custom type of 12 bytes, broadcast from a rotating root. */
+    dart_datatype_t custom = DART_TYPE_UNDEFINED;
+    ASSERT_OK(dart_type_create_custom(sizeof(struct triple), &custom));
+    int root = (int)((r + t) % tn);
+    struct triple trip[2] = { { -1, -1, -1 }, { -1, -1, -1 } };
+    if (tme == root) {
+      trip[0] = (struct triple){ root, t, (int)r };
+      trip[1] = (struct triple){ (int)r, t, root };
+    }
+    ASSERT_OK(dart_bcast(trip, 2, custom, DART_TEAM_UNIT_ID(root), team));
+    ASSERT_OK(dart_type_destroy(&custom));
+    ASSERT(trip[0].a == root && trip[0].b == t && trip[0].c == (int)r);
+    ASSERT(trip[1].a == (int)r && trip[1].b == t && trip[1].c == root);
+  }
+  ASSERT_OK(dart_barrier(team));
+  ASSERT_OK(dart_team_memfree(seg));
+  return NULL;
+}
+
+static void types_and_ops(void)
+{
+  clone_teams();
+  test_threads_run(THREADS, types_worker);
+  destroy_teams();
+}
+
 /* ---- segment metadata -------------------------------------------------- */
 
 enum { SEG_WORDS = 32, BLOCK_WORDS = 16 };
@@ -478,6 +634,7 @@ static const struct test_case cases[] = {
   { "two_sided", two_sided },
   { "collectives", collectives },
   { "segment_meta", segment_meta },
+  { "types_and_ops", types_and_ops },
 };
 
 int main(int argc, char **argv)
