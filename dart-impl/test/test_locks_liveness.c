@@ -225,7 +225,7 @@ static void stall_said(void)
     char *log = test_capture_end(&capture);
     ASSERT_OK(ret);
     ASSERT_OK(dart_lock_release(home_lock));
-    const char *expect = "for unit 0, home of the lock";
+    const char *expect = "for the node of unit 0, home of the lock";
     const char *said = strstr(log, expect);
     ASSERT_MSG(said != NULL && strstr(log, "dart_lock_acquire") != NULL,
                "no line about the wait for the home: \"%s\"", log);

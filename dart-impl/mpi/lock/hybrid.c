@@ -272,10 +272,11 @@ static dart_ret_t remote_take(const char *call, struct dart_lock_struct *l,
     /* In CPU mode only the home node can hand the lock over. */
     long long waited_ms;
     if (progress_stalled(&stall, &waited_ms)) {
-      LOG_WARN(call, "waited %lld ms for unit %d, home of the lock, to "
-               "hand it to this node: the units of its node do so only "
-               "inside DART calls, or the home with "
-               "DART_PROGRESS_THREAD=on under dart_init_thread",
+      LOG_WARN(call, "waited %lld ms for the node of unit %d, home of "
+               "the lock, to hand it to this node: it is held there, or "
+               "the units there are outside DART calls, where they serve "
+               "no requests (unless the home runs DART_PROGRESS_THREAD=on "
+               "under dart_init_thread)",
                waited_ms, (int)l->team->global_of[l->home]);
     }
   }
