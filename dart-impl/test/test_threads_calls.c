@@ -28,8 +28,10 @@
  *   on its team); exact values.
  *
  * argv[1]: rounds (default 2000; a tenth of it for the cases that
- * communicate with a team, a segment per 10 of those). Without MPI_THREAD_MULTIPLE the test fails:
- * the registrations run it where both MPIs grant it. */
+ * communicate with a team, a segment per 10 of those). Without
+ * MPI_THREAD_MULTIPLE the test fails: the registrations run it where both
+ * MPIs grant it. Node counts and host names themselves are
+ * test_locality's to check; here they must only agree across threads. */
 #include "test_threads.h"
 
 #include <dash/dart/if/dart_locality.h>
