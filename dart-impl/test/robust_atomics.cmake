@@ -61,8 +61,9 @@ dart_add_mpi_test(test_threads_memory NAME noshm UNITS 2 NODES 1
 
 # The other MT-safe and MT-team calls from 4 threads per unit: locality
 # queries (the first one building the tree), group algebra, two-sided
-# messages on a tag per thread, collectives and segment metadata on a team
-# per thread. Rounds: a fifth of test_threads_stress's iterations, whose
+# messages on a tag per thread, collectives, segment metadata and
+# registrations on a team per thread, derived types and operations of each
+# thread's own. Rounds: a fifth of test_threads_stress's iterations, whose
 # limits hold here too.
 add_executable(test_threads_calls test_threads_calls.c)
 target_link_libraries(test_threads_calls PRIVATE dart Threads::Threads)
