@@ -205,12 +205,7 @@ bool progress_stalled(struct progress_stall *w, long long *waited_ms)
   if (w->said || runtime.env.stall_warn_ms == 0) {
     return false;
   }
-  long long now = progress_clock_ns();
-  if (w->since_ns == 0) {
-    w->since_ns = now;
-    return false;
-  }
-  *waited_ms = (now - w->since_ns) / 1000000;
+  *waited_ms = (progress_clock_ns() - w->since_ns) / 1000000;
   w->said = *waited_ms >= runtime.env.stall_warn_ms;
   return w->said;
 }

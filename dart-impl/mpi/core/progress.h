@@ -74,11 +74,9 @@ long long progress_clock_ns(void);
  * inside DART calls or with the progress thread (atomics by message, a
  * lock homed there): progress_stalled tells its caller once when the
  * wait has lasted DART_STALL_WARN_MS, and the caller logs which unit it
- * waits for and why, so that a job stuck that way says so. Starts with
- * since_ns the clock at the start of the wait, or zeroed: from the first
- * look at the clock. */
+ * waits for and why, so that a job stuck that way says so. */
 struct progress_stall {
-  long long since_ns; /* 0 until the wait first looked at the clock */
+  long long since_ns; /* progress_clock_ns() at the start of the wait */
   bool      said;
 };
 

@@ -266,7 +266,8 @@ static dart_ret_t remote_take(const char *call, struct dart_lock_struct *l,
     }
     lock_backoff_wait(&backoff, l->team->comm);
     if (old != NET_CPU_MODE && old != NET_CPU_MODE_REQ) {
-      stall = (struct progress_stall){ 0 }; /* waits for a holder */
+      /* Waits for a holder: the wait for the home starts again. */
+      stall = (struct progress_stall){ .since_ns = progress_clock_ns() };
       continue;
     }
     /* In CPU mode only the home node can hand the lock over. */
