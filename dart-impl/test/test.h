@@ -192,6 +192,17 @@ static inline char *test_capture_end(struct test_capture *c)
   return text;
 }
 
+/* How often `what` occurs in `text` (a captured log, say). */
+static inline int test_occurrences(const char *text, const char *what)
+{
+  int count = 0;
+  for (const char *at = strstr(text, what); at != NULL;
+       at = strstr(at + 1, what)) {
+    ++count;
+  }
+  return count;
+}
+
 /* dart_init, then this unit's global id and the number of units: the
  * opening of every MPI test program. */
 static inline void test_start(int *argc, char ***argv, int *me, int *n)

@@ -193,12 +193,7 @@ static void remote_acquire_while_home_waits(void)
 static void stall_said(void)
 {
   long long *keys = test_node_keys(n);
-  int first_remote = -1;
-  for (int u = 1; u < n && first_remote < 0; ++u) {
-    if (keys[u] != keys[0]) {
-      first_remote = u;
-    }
-  }
+  int first_remote = test_first_unit_off_node0(keys, n);
   bool home_node = keys[me] == keys[0];
   free(keys);
   if (first_remote < 0) {
@@ -226,11 +221,10 @@ static void stall_said(void)
     ASSERT_OK(ret);
     ASSERT_OK(dart_lock_release(home_lock));
     const char *expect = "for the node of unit 0, home of the lock";
-    const char *said = strstr(log, expect);
-    ASSERT_MSG(said != NULL && strstr(log, "dart_lock_acquire") != NULL,
-               "no line about the wait for the home: \"%s\"", log);
-    ASSERT_MSG(strstr(said + 1, expect) == NULL, "said twice: \"%s\"",
-               log);
+    int said = test_occurrences(log, expect);
+    ASSERT_MSG(said == 1 && strstr(log, "dart_lock_acquire") != NULL,
+               "not one line about the wait for the home (%d): \"%s\"",
+               said, log);
     free(log);
   }
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));

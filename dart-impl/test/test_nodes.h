@@ -32,4 +32,15 @@ static inline long long *test_node_keys(int n)
   return keys;
 }
 
+/* The lowest unit on another node than unit 0, -1 if all share it. */
+static inline int test_first_unit_off_node0(const long long *keys, int n)
+{
+  for (int u = 1; u < n; ++u) {
+    if (keys[u] != keys[0]) {
+      return u;
+    }
+  }
+  return -1;
+}
+
 #endif
