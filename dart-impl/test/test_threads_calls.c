@@ -442,22 +442,21 @@ static void *types_worker(void *arg)
      * threads handed one id would write one another's layout. */
     enum { BURST = 16 };
     dart_datatype_t burst[BURST];
+    int strides[BURST];
     for (int q = 0; q < BURST; ++q) {
-      ASSERT_OK(dart_type_create_strided(DART_TYPE_INT,
-                                         (size_t)(2 + (t + q) % 6), 1,
-                                         &burst[q]));
+      strides[q] = 2 + (t + q) % 6;
+      ASSERT_OK(dart_type_create_strided(DART_TYPE_INT, (size_t)strides[q],
+                                         1, &burst[q]));
     }
-    int local[PORTION];
     for (int q = 0; q < BURST; ++q) {
-      int stride = 2 + (t + q) % 6, four[4] = { q, q + 1, q + 2, q + 3 };
-      for (int k = 0; k < PORTION; ++k) {
-        local[k] = -1;
-      }
+      int stride = strides[q], four[4] = { q, q + 1, q + 2, q + 3 };
       dart_gptr_t scratch;
       ASSERT_OK(dart_memalloc(PORTION, DART_TYPE_INT, &scratch));
       int *dst = NULL;
       ASSERT_OK(dart_gptr_getaddr(scratch, (void **)&dst));
-      memcpy(dst, local, sizeof local);
+      for (int k = 0; k < PORTION; ++k) {
+        dst[k] = -1;
+      }
       ASSERT_OK(dart_put_blocking(scratch, four, 4, DART_TYPE_INT,
                                   burst[q]));
       for (int k = 0; k < PORTION; ++k) {
@@ -560,7 +559,7 @@ static void check_native(dart_gptr_t here, size_t words, long seed)
  * cores: a segment lives for INNER rounds of the local checks. */
 enum { INNER = 10 };
 
-/* Memory of the program's each thread registers on its team
+/* Memory each thread registers on its team
  * (dart_team_memregister_aligned, MT-team); deregistered after the
  * threads (dart_team_memderegister is MT-none). */
 static long registered[THREADS][SEG_WORDS];
