@@ -52,5 +52,6 @@ if ((cluster)); then
   build="$root/build/cluster-$variant"
   flags+=(-DDART_TEST_CLUSTER=ON)
 fi
-cmake -S "$root" -B "$build" -DDART_WERROR=ON "${flags[@]}" >/dev/null
+cmake -S "$root" -B "$build" -DDART_WERROR=ON -DDART_WITH_HDF5=ON "${flags[@]}" \
+  >/dev/null
 cmake --build "$build" -j "$(nproc)"

@@ -15,7 +15,8 @@ case "${1:-}" in
      exit 2 ;;
 esac
 packages=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
-          mpich libmpich-dev hwloc libhwloc-dev gnuplot-nox doxygen)
+          mpich libmpich-dev hwloc libhwloc-dev gnuplot-nox doxygen
+          libhdf5-openmpi-dev libhdf5-mpich-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
