@@ -60,7 +60,8 @@ dart_add_mpi_test(test_threads_memory NAME noshm UNITS 2 NODES 1
                   ARGS ${stress_iters})
 
 # The other MT-safe and MT-team calls from 4 threads per unit: locality
-# queries (the first one building the tree), group algebra, two-sided
+# queries (the first one building the tree), edits of caller-owned domain
+# copies and locality splits of groups, group algebra, two-sided
 # messages on a tag per thread, collectives, segment metadata and
 # registrations on a team per thread, derived types and operations of each
 # thread's own. Rounds: a fifth of test_threads_stress's iterations, whose

@@ -8,6 +8,11 @@
  *   must all get the same tree. Then each clones it, finds its unit's
  *   domain, lists the node tags and reads every unit's record, round after
  *   round; all of it must equal what one thread reads afterwards.
+ * - domain_edits: every thread edits copies of that tree of its own with
+ *   every call that changes a caller-owned domain (split_scope, group,
+ *   select, exclude, add_subdomain, move_subdomain, assign) and splits a
+ *   group by locality (dart_group_locality_split), round after round;
+ *   trees and groups must equal what one thread made alone before.
  * - groups: every thread builds, clones, unites, intersects, splits and
  *   destroys groups of its own; members exact.
  * - two_sided: every thread sends to the next unit and receives from the
@@ -36,6 +41,7 @@
 
 #include <dash/dart/if/dart_locality.h>
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +174,178 @@ static void locality(void)
                (const void *)seen[t].root, seen[t].num_nodes,
                (const void *)after.root, after.num_nodes);
   }
+}
+
+/* ---- domain edits ------------------------------------------------------ */
+
+/* What one round of the domain_edits case made, as text: every domain of
+ * each tree depth-first with its tag, scope, level, position, units and
+ * children, then the members of each locality group. Equal text, equal
+ * trees and groups. */
+enum { EDITS_TEXT = 16384 };
+
+struct text {
+  char   buf[EDITS_TEXT];
+  size_t len;
+};
+
+static void say(struct text *out, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
+
+static void say(struct text *out, const char *fmt, ...)
+{
+  va_list args;
+  va_start(args, fmt);
+  int k = vsnprintf(out->buf + out->len, sizeof out->buf - out->len, fmt,
+                    args);
+  va_end(args);
+  ASSERT(k >= 0 && (size_t)k < sizeof out->buf - out->len);
+  out->len += (size_t)k;
+}
+
+static void describe(struct text *out, const dart_domain_locality_t *d)
+{
+  say(out, "[%s s%d l%d i%d u", d->domain_tag, (int)d->scope, d->level,
+      d->relative_index);
+  for (int u = 0; u < d->num_units; ++u) {
+    say(out, " %d", d->unit_ids[u].id);
+  }
+  for (int c = 0; c < d->num_domains; ++c) {
+    ASSERT(d->children[c]->parent == d);
+    describe(out, d->children[c]);
+  }
+  say(out, "]");
+}
+
+/* Frees the contents of a caller-owned domain that is no object of its
+ * own (a part of dart_domain_split_scope): assigning an empty domain
+ * releases the old contents. */
+static void release_part(dart_domain_locality_t *part)
+{
+  dart_domain_locality_t *empty = NULL;
+  ASSERT_OK(dart_domain_create(&empty));
+  ASSERT_OK(dart_domain_assign(part, empty));
+  ASSERT_OK(dart_domain_destroy(empty));
+}
+
+/* Every call that edits a caller-owned domain, on a copy of the team's
+ * tree, and a locality split of all units; the result into `out`. No
+ * STAGE: its buffer is the process's, and threads run this at once (a
+ * failure's line names the step). */
+static void edit_round(struct text *out)
+{
+  out->len = 0;
+  out->buf[0] = '\0';
+  dart_domain_locality_t *root = NULL;
+  ASSERT_OK(dart_domain_team_locality(DART_TEAM_ALL, ".", &root));
+  dart_domain_locality_t *copy = NULL;
+  ASSERT_OK(dart_domain_clone(root, &copy));
+
+  /* split_scope */
+  dart_domain_locality_t parts[2];
+  ASSERT_OK(dart_domain_split_scope(copy, DART_LOCALITY_SCOPE_CORE, 2,
+                                    parts));
+  for (int p = 0; p < 2; ++p) {
+    describe(out, &parts[p]);
+    release_part(&parts[p]);
+  }
+
+  /* group the first and the last core */
+  int cores = 0;
+  char **tags = NULL;
+  ASSERT_OK(dart_domain_scope_tags(copy, DART_LOCALITY_SCOPE_CORE, &cores,
+                                   &tags));
+  ASSERT_EQ(cores, n);
+  const char *ends[] = { tags[0], tags[cores - 1] };
+  char group_tag[DART_LOCALITY_DOMAIN_TAG_MAX_SIZE];
+  ASSERT_OK(dart_domain_group(copy, 2, ends, group_tag));
+  describe(out, copy);
+
+  /* select, exclude */
+  /* A second copy keeps only the group; the first loses it. */
+  dart_domain_locality_t *kept = NULL;
+  ASSERT_OK(dart_domain_clone(copy, &kept));
+  const char *group_only[] = { group_tag };
+  ASSERT_OK(dart_domain_select(kept, 1, group_only));
+  describe(out, kept);
+  ASSERT_OK(dart_domain_exclude(copy, 1, group_only));
+  describe(out, copy);
+
+  /* add_subdomain, move_subdomain */
+  dart_domain_locality_t *added = NULL;
+  ASSERT_OK(dart_domain_create(&added));
+  added->scope = DART_LOCALITY_SCOPE_GROUP;
+  ASSERT_OK(dart_domain_add_subdomain(copy, added, -1));
+  /* `added` now belongs to the tree: under the first child from here. */
+  if (copy->num_domains > 1) {
+    ASSERT_OK(dart_domain_move_subdomain(added, copy->children[0], 0));
+  }
+  describe(out, copy);
+
+  /* assign */
+  ASSERT_OK(dart_domain_assign(kept, copy));
+  describe(out, kept);
+  ASSERT_OK(dart_domain_destroy(kept));
+  ASSERT_OK(dart_domain_destroy(copy));
+  for (int i = 0; i < cores; ++i) {
+    free(tags[i]);
+  }
+  free(tags);
+
+  /* group_locality_split */
+  dart_group_t all = DART_GROUP_NULL;
+  ASSERT_OK(dart_group_create(&all));
+  for (int u = 0; u < n; ++u) {
+    ASSERT_OK(dart_group_addmember(all, DART_GLOBAL_UNIT_ID(u)));
+  }
+  dart_group_t split[2] = { DART_GROUP_NULL, DART_GROUP_NULL };
+  size_t made = 0;
+  ASSERT_OK(dart_group_locality_split(all, root, DART_LOCALITY_SCOPE_CORE, 2,
+                                      &made, split));
+  ASSERT_EQ(made, 2);
+  size_t total = 0;
+  for (size_t g = 0; g < made; ++g) {
+    size_t size = 0;
+    ASSERT_OK(dart_group_size(split[g], &size));
+    dart_global_unit_t members[MAX_UNITS];
+    if (size > 0) {
+      ASSERT_OK(dart_group_getmembers(split[g], members));
+    }
+    say(out, "{");
+    for (size_t i = 0; i < size; ++i) {
+      say(out, " %d", members[i].id);
+    }
+    say(out, " }");
+    total += size;
+    ASSERT_OK(dart_group_destroy(&split[g]));
+  }
+  ASSERT_EQ(total, (size_t)n);
+  ASSERT_OK(dart_group_destroy(&all));
+}
+
+static struct text edits_expected;
+
+static void *edit_worker(void *arg)
+{
+  int t = (int)(intptr_t)arg;
+  struct text *got = xmalloc(sizeof *got);
+  test_threads_line_up();
+  for (long r = 0; r < rounds / 10; ++r) {
+    edit_round(got);
+    ASSERT_MSG(strcmp(got->buf, edits_expected.buf) == 0,
+               "thread %d round %ld made %s where one thread alone made %s",
+               t, r, got->buf, edits_expected.buf);
+  }
+  free(got);
+  return NULL;
+}
+
+/* The expected text is what one thread makes alone, first. */
+static void domain_edits(void)
+{
+  ASSERT(n <= MAX_UNITS);
+  edit_round(&edits_expected);
+  test_threads_run(THREADS, edit_worker);
 }
 
 /* ---- groups ------------------------------------------------------------ */
@@ -631,6 +809,7 @@ static void setup(int *argc, char ***argv)
 
 static const struct test_case cases[] = {
   { "locality", locality },
+  { "domain_edits", domain_edits },
   { "groups", groups },
   { "two_sided", two_sided },
   { "collectives", collectives },
