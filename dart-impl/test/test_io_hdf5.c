@@ -12,7 +12,9 @@
  *   outlives the team.
  * - bad_input: an unknown team, a property list that is not a file-access
  *   one, an id that is none: DART_ERR_INVAL, with one line from DART and
- *   nothing from HDF5's own error printing. Before dart_init and after
+ *   nothing from HDF5's own error printing; where only unit 0's list is
+ *   none, every unit is refused (none waits in HDF5's duplication of the
+ *   communicator for the one that left). Before dart_init and after
  *   dart_exit (main, teardown): DART_ERR_NOTINIT.
  * Files go to the working directory, which every host of the virtual
  * cluster shares (scripts/cluster.sh), under a name unit 0 picks. */
@@ -204,6 +206,14 @@ static void bad_input(void)
   ASSERT(closed >= 0);
   ASSERT(H5Pclose(closed) >= 0);
   refused(closed, DART_TEAM_ALL, "not an HDF5 file-access");
+  STAGE("only unit 0's list is none");
+  /* The call is collective (HDF5 duplicates the communicator): the
+   * others must not wait for unit 0 in it, nor set their lists. */
+  if (test_me == 0) {
+    refused(H5P_DEFAULT, DART_TEAM_ALL, "not an HDF5 file-access");
+  } else {
+    refused(fapl, DART_TEAM_ALL, "another unit of team 0 passed no HDF5");
+  }
   test_stage[0] = '\0';
   /* The refusals touched nothing: the list still takes the team. */
   ASSERT(H5Pget_driver(fapl) != H5FD_MPIO);

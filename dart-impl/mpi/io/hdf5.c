@@ -33,21 +33,33 @@ dart_ret_t dart__io__hdf5__prep_mpio(hid_t plist_id, dart_team_t teamid)
     is_file_access = H5Pisa_class(plist_id, H5P_FILE_ACCESS);
   }
   H5E_END_TRY;
-  if (is_file_access <= 0) {
+  /* HDF5 duplicates the communicator (MPI_Comm_dup), so the property
+   * list and the files opened with it outlive the team, and the call is
+   * collective over the team although the interface calls it local. The
+   * members first agree that every list is one (a unit whose list is
+   * none would otherwise leave the others in the duplication for ever);
+   * after that every member is inside this call, so the blocking
+   * duplication waits for no unit that waits for this one (a lock homed
+   * here, atomics by message: core/progress.h). */
+  int mine_ok = is_file_access > 0, all_ok = 0;
+  MPI_Request agreed = MPI_REQUEST_NULL;
+  int err = progress_complete(MPI_Iallreduce(&mine_ok, &all_ok, 1, MPI_INT,
+                                             MPI_MIN, team->comm, &agreed),
+                              &agreed);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(__func__, "MPI_Iallreduce", err);
+  }
+  if (!mine_ok) {
     return report_error(DART_ERR_INVAL, __func__,
                         "plist_id %lld is not an HDF5 file-access property "
                         "list (H5Pcreate(H5P_FILE_ACCESS) makes one)",
                         (long long)plist_id);
   }
-  /* HDF5 duplicates the communicator (MPI_Comm_dup), so the property
-   * list and the files opened with it outlive the team, and the call is
-   * collective over the team although the interface calls it local.
-   * Every member is inside this call once the gate opens, so the
-   * blocking duplication waits for no unit that waits for this one (a
-   * lock homed here, atomics by message: core/progress.h). */
-  int err = progress_gate(team->comm);
-  if (err != MPI_SUCCESS) {
-    return report_mpi_error(__func__, "MPI_Ibarrier", err);
+  if (!all_ok) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "another unit of team %d passed no HDF5 file-access "
+                        "property list: nothing set on this one",
+                        (int)teamid);
   }
   herr_t set = -1;
   H5E_BEGIN_TRY
