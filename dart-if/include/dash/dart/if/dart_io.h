@@ -39,7 +39,9 @@ extern "C" {
  * \param[in] teamid   Team whose members will open the file together.
  * \retval DART_OK          Configured.
  * \retval DART_ERR_INVAL   `teamid` is not a team the caller belongs to, or
- *                          `plist_id` is not a file-access property list.
+ *                          `plist_id` (this unit's or another member's) is
+ *                          not a file-access property list; then no
+ *                          member's list is changed.
  * \retval DART_ERR_OTHER   HDF5 refused the setting.
  * \retval DART_ERR_NOTINIT DART is not initialized.
  */
