@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { ROUNDS = 300 };
 
@@ -239,12 +238,8 @@ static void stall_said(void)
   long stall_ms = strtol(getenv("DART_STALL_WARN_MS"), NULL, 10);
   ASSERT(stall_ms > 0);
   alloc_words();
-  if (test_me == far_unit) {
-    struct timespec nap = { .tv_sec = 5 * stall_ms / 1000,
-                            .tv_nsec = 5 * stall_ms % 1000 * 1000000 };
-    while (nanosleep(&nap, &nap) != 0) {
-    }
-  } else if (test_me == 0) {
+  test_nap_outside_dart(test_me == far_unit, 0, 1, 5 * stall_ms);
+  if (test_me == 0) {
     int64_t one = 1, got = -1;
     struct test_capture capture;
     test_capture_begin(&capture);

@@ -195,6 +195,10 @@ static void stall_said(void)
   long long *keys = test_node_keys(n);
   int first_remote = test_first_unit_off_node0(keys, n);
   bool home_node = keys[me] == keys[0];
+  int home_units = 0;
+  for (int u = 0; u < n; ++u) {
+    home_units += keys[u] == keys[0];
+  }
   free(keys);
   if (first_remote < 0) {
     return; /* one node: nobody waits for a home */
@@ -211,9 +215,8 @@ static void stall_said(void)
     ASSERT_OK(dart_lock_release(home_lock));
   }
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
-  if (home_node) {
-    sleep_ms(5 * stall_ms);
-  } else if (me == first_remote) {
+  test_nap_outside_dart(home_node, first_remote, home_units, 5 * stall_ms);
+  if (me == first_remote) {
     struct test_capture capture;
     test_capture_begin(&capture);
     dart_ret_t ret = dart_lock_acquire(home_lock);
