@@ -238,7 +238,7 @@ static void stall_said(void)
   long stall_ms = strtol(getenv("DART_STALL_WARN_MS"), NULL, 10);
   ASSERT(stall_ms > 0);
   alloc_words();
-  test_nap_outside_dart(test_me == far_unit, 0, 1, 5 * stall_ms);
+  test_nap_outside_dart(test_me == far_unit, 0, 5 * stall_ms);
   if (test_me == 0) {
     int64_t one = 1, got = -1;
     struct test_capture capture;

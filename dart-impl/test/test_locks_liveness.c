@@ -195,10 +195,6 @@ static void stall_said(void)
   long long *keys = test_node_keys(n);
   int first_remote = test_first_unit_off_node0(keys, n);
   bool home_node = keys[me] == keys[0];
-  int home_units = 0;
-  for (int u = 0; u < n; ++u) {
-    home_units += keys[u] == keys[0];
-  }
   free(keys);
   if (first_remote < 0) {
     return; /* one node: nobody waits for a home */
@@ -215,7 +211,7 @@ static void stall_said(void)
     ASSERT_OK(dart_lock_release(home_lock));
   }
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
-  test_nap_outside_dart(home_node, first_remote, home_units, 5 * stall_ms);
+  test_nap_outside_dart(home_node, first_remote, 5 * stall_ms);
   if (me == first_remote) {
     struct test_capture capture;
     test_capture_begin(&capture);

@@ -45,39 +45,33 @@ static inline int test_first_unit_off_node0(const long long *keys, int n)
   return -1;
 }
 
-/* For tests of what a unit says while another does not serve it: each
- * unit with `i_nap` sleeps `ms` milliseconds outside DART, and unit
- * `waiter` returns only once all `nappers` have started to. A napper
- * sends the waiter a plain MPI message on MPI_COMM_WORLD (no DART
- * communicator uses it) and makes no other call before its nap, so what
- * the waiter asks of a napper next waits for the nap's end. A DART
- * barrier in front is not enough: a napper still finishing the barrier
- * polls DART's services and may serve the request at once (seen as
- * test_atomics_message stall_said failing under MPICH at 4 units). The
- * other units return at once. */
-static inline void test_nap_outside_dart(bool i_nap, int waiter, int nappers,
-                                         long ms)
+/* For tests of what a unit says while another does not serve it:
+ * collective over all units; each unit with `i_nap` sleeps `ms`
+ * milliseconds outside DART, and unit `waiter` returns only once every
+ * napper has reached this call. The meeting point is a plain MPI_Reduce
+ * to the waiter on MPI_COMM_WORLD (no DART communicator uses it): the
+ * root returns after every contribution arrived, and a napper makes no
+ * other call before its nap, so what the waiter asks of a napper next
+ * waits for the nap's end. A DART barrier is not enough: a napper still
+ * finishing it polls DART's services and may serve the request at once
+ * (seen as test_atomics_message stall_said failing under MPICH at 4
+ * units). */
+static inline void test_nap_outside_dart(bool i_nap, int waiter, long ms)
 {
   dart_global_unit_t me;
   ASSERT_OK(dart_myid(&me));
   int rank = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   ASSERT_EQ(rank, me.id); /* DART's unit ids are MPI's world ranks here */
-  enum { NAP_TAG = 4711 };
-  int token = 1;
+  ASSERT(!(i_nap && me.id == waiter));
+  int token = 1, sum = 0;
+  ASSERT_EQ(MPI_Reduce(&token, &sum, 1, MPI_INT, MPI_SUM, waiter,
+                       MPI_COMM_WORLD),
+            MPI_SUCCESS);
   if (i_nap) {
-    ASSERT(me.id != waiter);
-    ASSERT_EQ(MPI_Send(&token, 1, MPI_INT, waiter, NAP_TAG, MPI_COMM_WORLD),
-              MPI_SUCCESS);
     struct timespec nap = { .tv_sec = ms / 1000,
                             .tv_nsec = ms % 1000 * 1000000L };
     while (nanosleep(&nap, &nap) != 0) {
-    }
-  } else if (me.id == waiter) {
-    for (int k = 0; k < nappers; ++k) {
-      ASSERT_EQ(MPI_Recv(&token, 1, MPI_INT, MPI_ANY_SOURCE, NAP_TAG,
-                         MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-                MPI_SUCCESS);
     }
   }
 }
