@@ -21,6 +21,13 @@
 # backtraces of a hung run); runs with at most one unit per host carry the
 # label one-per-host. dart_cluster_skip(<name> <reason>) registers
 # such a skip for tests that need a single host.
+#
+# Runs whose units run more than one thread carry the label threads: the
+# program links Threads::Threads itself (it starts threads), or ENV turns
+# DART's progress thread on (DART_PROGRESS_THREAD=on). Those are the runs
+# the thread sanitizer build tests (scripts/test.sh tsan): it sees races
+# between the threads of one process, and elsewhere only a unit's main
+# thread enters DART (MPI's and UCX's own threads call no DART code).
 
 option(DART_TEST_CLUSTER
        "Run the MPI tests across the virtual cluster (scripts/cluster.sh)" OFF)
@@ -136,6 +143,14 @@ function(_dart_add_mpi_test_one target)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
+  # Units that run more than one thread: the program starts its own
+  # (it links Threads::Threads directly) or DART's progress thread is on.
+  get_target_property(libs ${target} LINK_LIBRARIES)
+  set(starts_threads OFF)
+  if("Threads::Threads" IN_LIST libs OR
+     "DART_PROGRESS_THREAD=on" IN_LIST T_ENV)
+    set(starts_threads ON)
+  endif()
   set(base ${target})
   if(T_NAME)
     set(base ${target}.${T_NAME})
@@ -180,6 +195,9 @@ ${base}.u${n}.n${real_k} runs on real hosts")
       set_tests_properties(${name} PROPERTIES
         ENVIRONMENT "${env}" TIMEOUT ${T_TIMEOUT} PROCESSORS ${n}
         LABELS "mpi;${DART_MPI_IMPL}")
+      if(starts_threads)
+        set_property(TEST ${name} APPEND PROPERTY LABELS threads)
+      endif()
       if(DART_TEST_CLUSTER)
         # Room for the backtraces of a hung run after the launcher's limit.
         math(EXPR limit "${T_TIMEOUT} + 60")
