@@ -6,15 +6,16 @@
  *   process): all threads ask for DART_TEAM_ALL's domain at the same
  *   moment, which builds it on demand (locality/team_locality.c); they
  *   must all get the same tree. Then each clones it, finds its unit's
- *   domain, lists the node tags and reads every unit's record, round after
- *   round; all of it must equal what one thread reads afterwards.
+ *   domain, lists the node tags and the node domains (of the clone and of
+ *   the shared tree) and reads every unit's record, round after round; all
+ *   of it must equal what one thread reads afterwards.
  * - domain_edits: every thread edits copies of that tree of its own with
  *   every call that changes a caller-owned domain (split_scope, group,
  *   select, exclude, add_subdomain, move_subdomain, assign) and splits a
  *   group by locality (dart_group_locality_split), round after round;
  *   trees and groups must equal what one thread made alone before.
- * - groups: every thread builds, clones, unites, intersects, splits and
- *   destroys groups of its own; members exact.
+ * - groups: every thread builds, clones, unites, intersects, splits,
+ *   removes members from and destroys groups of its own; members exact.
  * - two_sided: every thread sends to the next unit and receives from the
  *   previous one on a tag of its own (dart_send/dart_recv, dart_sendrecv),
  *   sizes from 1 to 8 Ki longs; MPI's order on one tag makes round r meet
@@ -110,6 +111,21 @@ static void read_locality(struct locality_seen *s)
   ASSERT_OK(dart_domain_scope_tags(copy, DART_LOCALITY_SCOPE_NODE, &tags,
                                    &names));
   s->num_nodes = tags;
+  /* The same node domains as pointers, in the copy and in the shared
+   * tree that every thread reads at once: the tags in the same order. */
+  const dart_domain_locality_t *trees[] = { copy, root };
+  for (size_t k = 0; k < sizeof trees / sizeof trees[0]; ++k) {
+    int count = -1;
+    dart_domain_locality_t **nodes = NULL;
+    ASSERT_OK(dart_domain_scope_domains(trees[k], DART_LOCALITY_SCOPE_NODE,
+                                        &count, &nodes));
+    ASSERT_EQ(count, tags);
+    for (int i = 0; i < count; ++i) {
+      ASSERT_EQ(nodes[i]->scope, DART_LOCALITY_SCOPE_NODE);
+      ASSERT_EQ(strcmp(nodes[i]->domain_tag, names[i]), 0);
+    }
+    free(nodes);
+  }
   for (int i = 0; i < tags; ++i) {
     free(names[i]);
   }
@@ -406,6 +422,14 @@ static void *group_worker(void *arg)
     size_t first = ((size_t)n + 1) / 2;
     expect_members(halves[0], all_units, first);
     expect_members(halves[1], all_units + first, (size_t)n - first);
+    /* `both` loses the odd units again (one of them twice: no error). */
+    for (int u = 0; u < n; ++u) {
+      if ((u + t + r) % 2 != 0) {
+        ASSERT_OK(dart_group_delmember(both, DART_GLOBAL_UNIT_ID(u)));
+        ASSERT_OK(dart_group_delmember(both, DART_GLOBAL_UNIT_ID(u)));
+      }
+    }
+    expect_members(both, even_units, num_even);
     dart_group_t *every[] = { &evens, &all,       &copy,     &both,
                               &common, &halves[0], &halves[1] };
     for (size_t i = 0; i < sizeof every / sizeof every[0]; ++i) {
