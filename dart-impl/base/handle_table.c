@@ -14,6 +14,13 @@ static struct handle_slot *slot_at(struct handle_table *table, uint32_t slot)
   return chunk == NULL ? NULL : &chunk[slot % HANDLE_TABLE_CHUNK];
 }
 
+/* The generation after `g`: never 0, always a valid id's. */
+static uint32_t next_generation(uint32_t g)
+{
+  uint32_t next = (g + 1) & GENERATION_MASK;
+  return next == 0 ? 1 : next;
+}
+
 static intptr_t encode(uint32_t slot, uint32_t generation)
 {
   return (intptr_t)(((uint64_t)generation << SLOT_BITS) |
@@ -54,7 +61,7 @@ intptr_t handle_table_insert(struct handle_table *table, void *entry)
         goto out;
       }
       for (uint32_t i = 0; i < HANDLE_TABLE_CHUNK; ++i) {
-        fresh[i].generation = 1;
+        fresh[i].generation = table->first_generation;
       }
       __atomic_store_n(&table->chunks[chunk], fresh, __ATOMIC_RELEASE);
     }
@@ -97,8 +104,8 @@ void *handle_table_remove(struct handle_table *table, intptr_t id)
   if (s != NULL && s->generation == generation && s->entry != NULL) {
     entry = s->entry;
     __atomic_store_n(&s->entry, NULL, __ATOMIC_RELEASE);
-    uint32_t next = (s->generation + 1) & GENERATION_MASK;
-    __atomic_store_n(&s->generation, next == 0 ? 1 : next, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->generation, next_generation(s->generation),
+                     __ATOMIC_RELEASE);
     s->next_free = table->free_head;
     table->free_head = slot;
     table->live--;
@@ -110,6 +117,7 @@ void *handle_table_remove(struct handle_table *table, intptr_t id)
 void handle_table_clear(struct handle_table *table, void (*destroy)(void *))
 {
   pthread_mutex_lock(&table->lock);
+  uint32_t newest = table->first_generation;
   for (uint32_t c = 0; c < HANDLE_TABLE_CHUNKS; ++c) {
     struct handle_slot *chunk = table->chunks[c];
     if (chunk == NULL) {
@@ -119,6 +127,9 @@ void handle_table_clear(struct handle_table *table, void (*destroy)(void *))
       if (chunk[i].entry != NULL && destroy != NULL) {
         destroy(chunk[i].entry);
       }
+      if (chunk[i].generation > newest) {
+        newest = chunk[i].generation;
+      }
     }
     free(chunk);
     table->chunks[c] = NULL;
@@ -126,5 +137,8 @@ void handle_table_clear(struct handle_table *table, void (*destroy)(void *))
   table->used_slots = 0;
   table->free_head  = UINT32_MAX;
   table->live       = 0;
+  /* A live slot's id carries its current generation, a dead one's any
+   * earlier one: past the newest, no old id decodes to a new slot's. */
+  table->first_generation = next_generation(newest);
   pthread_mutex_unlock(&table->lock);
 }

@@ -26,10 +26,11 @@ struct handle_table {
   uint32_t            used_slots;  /* slots handed out at least once */
   uint32_t            free_head;   /* UINT32_MAX: empty free list */
   uint32_t            live;
+  uint32_t            first_generation; /* of slots in new chunks */
 };
 
 #define HANDLE_TABLE_INITIALIZER \
-  { PTHREAD_MUTEX_INITIALIZER, { NULL }, 0, UINT32_MAX, 0 }
+  { PTHREAD_MUTEX_INITIALIZER, { NULL }, 0, UINT32_MAX, 0, 1 }
 
 /* Returns the new id, or 0 if the table is full or out of memory. */
 intptr_t handle_table_insert(struct handle_table *table, void *entry);
@@ -38,7 +39,10 @@ void *handle_table_lookup(struct handle_table *table, intptr_t id);
 /* Removes a live id and returns its entry; NULL if the id is not live. */
 void *handle_table_remove(struct handle_table *table, intptr_t id);
 /* Removes every live entry, calling `destroy` on each, and frees the
- * table's memory; the table is empty and reusable afterwards. */
+ * table's memory; the table is empty and reusable afterwards. Ids handed
+ * out before stay dead: the slots made afterwards start past every
+ * generation the table had (a program may call dart_init again after
+ * dart_exit and still hold ids of the first run). */
 void handle_table_clear(struct handle_table *table, void (*destroy)(void *));
 
 #endif

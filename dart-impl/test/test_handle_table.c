@@ -1,6 +1,6 @@
 /* The id table behind derived types and user ops: ids are never small
  * constants, stale and made-up ids are rejected, slots are reused with a
- * new generation. */
+ * new generation, and a clear leaves every earlier id dead. */
 #include "base/handle_table.h"
 #include "test.h"
 
@@ -53,8 +53,48 @@ static void insert_lookup_remove(void)
   free(ids);
 }
 
+/* After a clear (dart_exit; the program may call dart_init again), ids
+ * of before are refused, also where a new entry sits in the same slot:
+ * live ones, removed ones, and those of slots the clear freed. */
+static void ids_dead_after_clear(void)
+{
+  static struct handle_table table = HANDLE_TABLE_INITIALIZER;
+  enum { OLD = 1500 };
+  static int entries[OLD], fresh[OLD];
+  intptr_t *old = xmalloc(OLD * sizeof *old);
+  for (int i = 0; i < OLD; ++i) {
+    old[i] = handle_table_insert(&table, &entries[i]);
+    ASSERT(old[i] != 0);
+  }
+  for (int i = 0; i < OLD; i += 3) { /* a third removed, some reused */
+    ASSERT(handle_table_remove(&table, old[i]) == &entries[i]);
+  }
+  intptr_t reused = handle_table_insert(&table, &entries[0]);
+  ASSERT(reused != 0);
+  destroyed = 0;
+  handle_table_clear(&table, count_destroy);
+  ASSERT_EQ(destroyed, OLD - (OLD + 2) / 3 + 1);
+  for (int round = 0; round < 2; ++round) { /* and after a second clear */
+    for (int i = 0; i < OLD; ++i) {
+      intptr_t id = handle_table_insert(&table, &fresh[i]);
+      ASSERT(id != 0);
+      ASSERT(handle_table_lookup(&table, id) == &fresh[i]);
+    }
+    for (int i = 0; i < OLD; ++i) {
+      ASSERT_MSG(handle_table_lookup(&table, old[i]) == NULL,
+                 "round %d: id %ld of before the clear finds an entry",
+                 round, (long)old[i]);
+      ASSERT(handle_table_remove(&table, old[i]) == NULL);
+    }
+    ASSERT(handle_table_lookup(&table, reused) == NULL);
+    handle_table_clear(&table, NULL);
+  }
+  free(old);
+}
+
 static const struct test_case cases[] = {
   { "insert_lookup_remove", insert_lookup_remove },
+  { "ids_dead_after_clear", ids_dead_after_clear },
 };
 
 int main(int argc, char **argv)
