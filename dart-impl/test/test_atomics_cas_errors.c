@@ -3,8 +3,8 @@
  * compare that misses (nothing changes) and a token handed from unit to
  * unit; and the argument errors (invalid type and operation pairs, NULL
  * buffers, compare-and-swap on non-integral types, targets out of range
- * or freed), which must leave target and result untouched. Shared part:
- * test_atomics_common.h. */
+ * or freed), which must leave target and result untouched; and one
+ * buffer as operand and result. Shared part: test_atomics_common.h. */
 #include "test_atomics_common.h"
 
 /* ---------------------------------------------------------------------
@@ -244,9 +244,90 @@ static void test_errors(void)
   ASSERT_OK(dart_team_memfree(seg));
 }
 
+/* ---------------------------------------------------------------------
+ * One buffer as operand and result: the calls do not forbid it, and the
+ * answer must not depend on the path (between nodes MPI_Fetch_and_op and
+ * MPI_Compare_and_swap want the buffers apart).
+ * --------------------------------------------------------------------- */
+
+static void test_aliased_buffers(void)
+{
+  static const dart_datatype_t sum_types[] = {
+    DART_TYPE_SHORT, DART_TYPE_INT, DART_TYPE_LONG, DART_TYPE_ULONGLONG,
+    DART_TYPE_FLOAT, DART_TYPE_DOUBLE, DART_TYPE_LONG_DOUBLE
+  };
+  static const dart_datatype_t cas_types[] = {
+    DART_TYPE_BYTE, DART_TYPE_SHORT, DART_TYPE_INT, DART_TYPE_LONGLONG
+  };
+  enum { NSUM = sizeof sum_types / sizeof sum_types[0],
+         NCAS = sizeof cas_types / sizeof cas_types[0],
+         SLOTS = NSUM + 2 * NCAS, SLOT = 16 };
+  /* Every unit owns a row of slots at the next unit: no contention. */
+  const int owner = (me + 1) % n, writer = (me + n - 1) % n;
+  dart_gptr_t seg;
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, SLOTS * SLOT,
+                                       DART_TYPE_BYTE, &seg));
+  char *mine = local_base(seg, me);
+  memset(mine, 0, SLOTS * SLOT);
+  for (int k = 0; k < NSUM; ++k) {
+    put_val(sum_types[k], mine + k * SLOT, 0, 100 + writer);
+  }
+  for (int k = 0; k < NCAS; ++k) {
+    put_val(cas_types[k], mine + (NSUM + 2 * k) * SLOT, 0, 20 + writer);
+    put_val(cas_types[k], mine + (NSUM + 2 * k + 1) * SLOT, 0, 40 + writer);
+  }
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  for (int k = 0; k < NSUM; ++k) {
+    dart_datatype_t t = sum_types[k];
+    STAGE("fetch-and-op SUM %s, operand and result one buffer", tname(t));
+    unsigned char x[SLOT] = { 0 };
+    put_val(t, x, 0, 7.5L); /* 7 for the integers */
+    ASSERT_OK(dart_fetch_and_op(gptr_at(seg, owner, (uint64_t)k * SLOT), x,
+                                x, t, DART_OP_SUM));
+    ASSERT_MSG(get_val(t, x, 0) == 100 + me,
+               "%s: fetched %Lg, not the old value %d", tname(t),
+               get_val(t, x, 0), 100 + me);
+  }
+  for (int k = 0; k < NCAS; ++k) {
+    dart_datatype_t t = cas_types[k];
+    STAGE("compare-and-swap %s, result in the operand's or the compare's "
+          "buffer", tname(t));
+    unsigned char v[SLOT] = { 0 }, c[SLOT] = { 0 };
+    put_val(t, v, 0, 30);
+    put_val(t, c, 0, 20 + me);
+    dart_gptr_t g = gptr_at(seg, owner, (uint64_t)(NSUM + 2 * k) * SLOT);
+    ASSERT_OK(dart_compare_and_swap(g, v, c, v, t));
+    ASSERT_EQ(get_val(t, v, 0), 20 + me);
+    put_val(t, v, 0, 50);
+    put_val(t, c, 0, 40 + me);
+    g = gptr_at(seg, owner, (uint64_t)(NSUM + 2 * k + 1) * SLOT);
+    ASSERT_OK(dart_compare_and_swap(g, v, c, c, t));
+    ASSERT_EQ(get_val(t, c, 0), 40 + me);
+  }
+  ASSERT_OK(dart_flush_all(seg));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  STAGE("the owner's slots");
+  for (int k = 0; k < NSUM; ++k) {
+    unsigned char x[SLOT] = { 0 };
+    put_val(sum_types[k], x, 0, 7.5L);
+    long double expected = 100 + writer + get_val(sum_types[k], x, 0);
+    ASSERT_MSG(get_val(sum_types[k], mine + k * SLOT, 0) == expected,
+               "%s: %Lg after the SUM, not %Lg", tname(sum_types[k]),
+               get_val(sum_types[k], mine + k * SLOT, 0), expected);
+  }
+  for (int k = 0; k < NCAS; ++k) {
+    ASSERT_EQ(get_val(cas_types[k], mine + (NSUM + 2 * k) * SLOT, 0), 30);
+    ASSERT_EQ(get_val(cas_types[k], mine + (NSUM + 2 * k + 1) * SLOT, 0),
+              50);
+  }
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
 static const struct test_case cases[] = {
   { "cas_types", test_cas_types },
   { "errors", test_errors },
+  { "aliased_buffers", test_aliased_buffers },
 };
 
 int main(int argc, char **argv)

@@ -203,11 +203,17 @@ static int mpi_compare_and_swap(const char *call, const struct target *t,
     return MPI_SUCCESS;
   }
   size_t bytes = datatype_get(dtype)->base_size;
+  /* The caller may pass one buffer as operand and result (the CPU and
+   * message paths read it first); MPI wants them apart. */
+  uint64_t desired = 0, expected = 0;
+  memcpy(&desired, value, bytes);
+  memcpy(&expected, compare, bytes);
   if (mpi_quirks.narrow_atomics_broken && bytes < 4) {
-    return narrow_swap(call, t, value, compare, result, bytes, ret);
+    return narrow_swap(call, t, &desired, &expected, result, bytes, ret);
   }
-  int err = MPI_Compare_and_swap(value, compare, result, atomic_type[dtype],
-                                 t->unit, t->disp, t->win);
+  int err = MPI_Compare_and_swap(&desired, &expected, result,
+                                 atomic_type[dtype], t->unit, t->disp,
+                                 t->win);
   return err == MPI_SUCCESS ? flush_local(t) : err;
 }
 
@@ -473,6 +479,15 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
   }
   if (err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI_Accumulate", err);
+  }
+  /* A fetching call may name one buffer as operand and result (the CPU
+   * and message paths read the operand first); MPI_Fetch_and_op and
+   * MPI_Get_accumulate want them apart: MPI may write the result before
+   * it reads the operand (osc/ucx does). */
+  long double operand; /* room for any basic type */
+  if (result != NULL) {
+    memcpy(&operand, values, elem); /* one element: dart_fetch_and_op */
+    values = &operand;
   }
   dart_ret_t ret = DART_OK;
   mpi_serial_enter(); /* the MPI calls up to the flush (core/serialize.h) */
