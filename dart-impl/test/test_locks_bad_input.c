@@ -1,5 +1,7 @@
 /* Team locks misused: every case returns its error code (with a log line,
- * muted here) and leaves the lock usable; nothing hangs or crashes.
+ * muted here) and leaves the lock usable; nothing hangs or crashes. That
+ * includes destroying a lock this unit holds, and members destroying
+ * different locks in one collective call.
  * Lifecycle: before dart_init and after dart_exit every lock call returns
  * DART_ERR_NOTINIT, whatever the handle (none, live at exit, of a team
  * destroyed before exit, destroyed). */
@@ -64,6 +66,46 @@ static void misuse(void)
   ASSERT_OK(dart_lock_acquire(lock));
   ASSERT_OK(dart_lock_release(lock));
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+
+  STAGE("destroy while held");
+  /* Refused on the holder at once (a unit waiting for the lock could not
+   * come to the destroy); the others wait in theirs until it comes again,
+   * after its release. */
+  dart_global_unit_t my_id;
+  size_t units = 0;
+  ASSERT_OK(dart_myid(&my_id));
+  ASSERT_OK(dart_size(&units));
+  dart_lock_t held = DART_LOCK_NULL;
+  ASSERT_OK(dart_team_lock_init(DART_TEAM_ALL, &held));
+  if (my_id.id == 0) {
+    ASSERT_OK(dart_lock_acquire(held));
+    dart_lock_t attempt = held;
+    ASSERT_RET(dart_team_lock_destroy(&attempt), DART_ERR_INVAL);
+    ASSERT(attempt == held && dart_lock_initialized(held));
+    ASSERT_OK(dart_lock_release(held));
+  }
+  ASSERT_OK(dart_team_lock_destroy(&held));
+  ASSERT(held == DART_LOCK_NULL);
+
+  STAGE("members destroy different locks");
+  /* Unit 0 names the first, the others the second: every member is
+   * refused and both locks still work (a slot freed on some units only
+   * would later give one new lock two slots). */
+  dart_lock_t first = DART_LOCK_NULL, second = DART_LOCK_NULL;
+  ASSERT_OK(dart_team_lock_init(DART_TEAM_ALL, &first));
+  ASSERT_OK(dart_team_lock_init(DART_TEAM_ALL, &second));
+  if (units > 1) {
+    dart_lock_t mine = my_id.id == 0 ? first : second;
+    ASSERT_RET(dart_team_lock_destroy(&mine), DART_ERR_INVAL);
+    ASSERT(mine == (my_id.id == 0 ? first : second));
+  }
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_OK(dart_lock_acquire(k == 0 ? first : second));
+    ASSERT_OK(dart_lock_release(k == 0 ? first : second));
+  }
+  ASSERT_OK(dart_team_lock_destroy(&first));
+  ASSERT_OK(dart_team_lock_destroy(&second));
+  ASSERT(first == DART_LOCK_NULL && second == DART_LOCK_NULL);
 
   STAGE("use after destroy");
   dart_lock_t copy = lock;

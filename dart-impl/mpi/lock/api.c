@@ -147,6 +147,7 @@ dart_ret_t dart_team_lock_init(dart_team_t teamid, dart_lock_t *lock)
   unsigned k = count->created++;
   l->ops = ops_for_mode(__func__, team);
   l->team_id = teamid;
+  l->index = k;
   l->team = team;
   l->me = team->my_rank;
   l->net_win = MPI_WIN_NULL;
@@ -188,21 +189,41 @@ dart_ret_t dart_team_lock_destroy(dart_lock_t *lock)
     return report_error(DART_ERR_INVAL, __func__,
                         "lock was already destroyed");
   }
-  if (atomic_load(&l->holder) != 0) {
-    LOG_WARN(__func__, "destroying a lock this unit still holds");
-  }
-  l->fast_local = false;
   dart_ret_t ret = DART_OK;
   if (l->team != NULL) {
-    /* Hybrid and MCS: the next init may hand the arena slot to a new lock
-     * and reset it: every member must be done with this one (a late
-     * release would write into the new lock), as MPI_Win_free once
-     * guaranteed. mpi-win-lock: the gate in front of MPI_Win_free. */
-    int err = progress_gate(l->team->comm);
+    /* Refused here, before the members meet: a unit that waits for the
+     * lock is in dart_lock_acquire and would never come. */
+    if (atomic_load(&l->holder) != 0) {
+      return report_error(DART_ERR_INVAL, __func__,
+                          "team %d lock %u is held by this unit: release "
+                          "it first (the other members wait in this call "
+                          "until this unit calls it again)",
+                          (int)l->team_id, l->index);
+    }
+    /* The members agree that they destroy the same lock (they free the
+     * same arena slot, arena.h), and only then free it. Hybrid and MCS:
+     * the next init may hand the slot to a new lock and reset it, so every
+     * member must be done with this one (a late release would write into
+     * the new lock), as MPI_Win_free once guaranteed. mpi-win-lock: the
+     * same meeting comes before MPI_Win_free. */
+    int mine[2] = { (int)l->index, -(int)l->index }, all[2] = { 0, 0 };
+    MPI_Request agreed = MPI_REQUEST_NULL;
+    int err = progress_complete(MPI_Iallreduce(mine, all, 2, MPI_INT,
+                                               MPI_MAX, l->team->comm,
+                                               &agreed),
+                                &agreed);
     if (err != MPI_SUCCESS) {
-      ret = report_mpi_error(__func__, "MPI_Ibarrier", err);
+      return report_mpi_error(__func__, "MPI_Iallreduce", err);
+    }
+    if (all[0] != mine[0] || all[1] != mine[1]) {
+      return report_error(DART_ERR_INVAL, __func__,
+                          "the members of team %d destroy different locks "
+                          "(created %d-th to %d-th; this unit's the %u-th): "
+                          "none destroyed", (int)l->team_id, -all[1] + 1,
+                          all[0] + 1, l->index + 1);
     }
   }
+  l->fast_local = false;
   if (l->team != NULL) {
     l->ops->free(l);
   }

@@ -42,6 +42,8 @@ struct dart_lock_struct {
   uint32_t               magic;       /* LOCK_MAGIC_LIVE or _DEAD */
   const struct lock_ops *ops;
   dart_team_t            team_id;
+  unsigned               index;       /* creation order in its team: the
+                                         same on every member */
   struct team           *team;        /* NULL once the team is gone */
   int                    me;          /* my team unit id */
   int                    home;        /* team unit id of the home */

@@ -65,7 +65,12 @@ dart_ret_t dart_team_lock_init(
  * \param[in,out] lock The lock; set to #DART_LOCK_NULL. A NULL pointer or
  *                     #DART_LOCK_NULL is a no-op.
  * \retval DART_OK          Destroyed, or nothing to do.
- * \retval DART_ERR_INVAL   The lock was destroyed already.
+ * \retval DART_ERR_INVAL   The lock was destroyed already; or this unit
+ *                          holds it (refused at once, the lock unchanged;
+ *                          the other members wait in their call until
+ *                          this unit, having released it, calls again);
+ *                          or the members passed different locks of the
+ *                          team (every member refused, none destroyed).
  * \retval DART_ERR_OTHER   An MPI call failed.
  * \retval DART_ERR_NOTINIT DART is not initialized.
  */
