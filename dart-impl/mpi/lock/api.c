@@ -354,11 +354,10 @@ dart_ret_t dart_lock_release(dart_lock_t lock)
                         "lock is held by another thread of this unit");
   }
   atomic_store_explicit(&lock->holder, 0, memory_order_relaxed);
-  ret = lock->ops->release(__func__, lock);
-  if (ret != DART_OK) {
-    atomic_store_explicit(&lock->holder, holder, memory_order_relaxed);
-  }
-  return ret;
+  /* Not held afterwards even if an MPI call inside failed: every mode
+   * gives up this unit's part (its mutex, the ticket) whatever MPI says,
+   * so a second release would hand on a lock nobody holds. */
+  return lock->ops->release(__func__, lock);
 }
 
 bool dart_lock_initialized(struct dart_lock_struct const *lock)

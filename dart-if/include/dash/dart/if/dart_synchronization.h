@@ -133,7 +133,10 @@ dart_ret_t dart_lock_try_acquire(
  * \retval DART_ERR_INVAL   `lock` is #DART_LOCK_NULL or destroyed, its
  *                          team was destroyed, or the calling thread does
  *                          not hold it.
- * \retval DART_ERR_OTHER   An MPI call failed.
+ * \retval DART_ERR_OTHER   An MPI call failed. The calling thread does
+ *                          not hold the lock afterwards (do not release it
+ *                          again); whether the next waiter got it is not
+ *                          known.
  * \retval DART_ERR_NOTINIT DART is not initialized.
  */
 dart_ret_t dart_lock_release(
