@@ -5,7 +5,8 @@
  * that, atomic traffic and lock churn on the same team (locks reuse
  * arena slots that earlier locks left in any state). A free lock that
  * several units try must go to one of them in bounded time: the alarm
- * fails a run whose tries stop succeeding. */
+ * fails a run whose tries stop succeeding. free_lock_tried: a try on a
+ * free lock succeeds from every unit while the others are inside DART. */
 #include "test_lock_counter.h"
 #include "test.h"
 
@@ -177,8 +178,53 @@ static void try_no_livelock(void)
   }
 }
 
+/* A try on a free lock gets it, from every unit, on and off the lock's
+ * home node, fresh locks (in CPU mode at their home node) included: the
+ * others wait in a barrier meanwhile, inside DART, where the home node
+ * hands a lock over (lock/hybrid.c, remote_take). */
+static void free_lock_tried(void)
+{
+  enum { NLOCKS = 4 };
+  dart_lock_t locks[NLOCKS];
+  for (int k = 0; k < NLOCKS; ++k) { /* homes spread over the nodes */
+    ASSERT_OK(dart_team_lock_init(DART_TEAM_ALL, &locks[k]));
+  }
+  /* Every unit once through a lock of the same arena first: the network's
+   * first contact between two units (connections made on demand) is no
+   * part of what a try waits for. */
+  STAGE("warm-up");
+  dart_lock_t warm = DART_LOCK_NULL;
+  ASSERT_OK(dart_team_lock_init(DART_TEAM_ALL, &warm));
+  ASSERT_OK(dart_lock_acquire(warm));
+  ASSERT_OK(dart_lock_release(warm));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_lock_destroy(&warm));
+  const struct timespec nap = { 0, 20 * 1000 * 1000 };
+  for (int round = 0; round < 2; ++round) {
+    for (int k = 0; k < NLOCKS; ++k) {
+      for (int u = 0; u < n; ++u) {
+        STAGE("round %d, lock %d, unit %d tries it free", round, k, u);
+        ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+        if (me == u) {
+          nanosleep(&nap, NULL); /* the others reach the next barrier */
+          int32_t got = 0;
+          ASSERT_OK(dart_lock_try_acquire(locks[k], &got));
+          ASSERT_MSG(got == 1, "unit %d's try of free lock %d got %d", me,
+                     k, (int)got);
+          ASSERT_OK(dart_lock_release(locks[k]));
+        }
+        ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+      }
+    }
+  }
+  for (int k = 0; k < NLOCKS; ++k) {
+    ASSERT_OK(dart_team_lock_destroy(&locks[k]));
+  }
+}
+
 static const struct test_case cases[] = {
   { "try_no_livelock", try_no_livelock },
+  { "free_lock_tried", free_lock_tried },
 };
 
 static void setup(int *argc, char ***argv)

@@ -235,6 +235,12 @@ static dart_ret_t local_try(const char *call, struct dart_lock_struct *l,
   return ret;
 }
 
+/* How long a remote try waits for the home node to hand over a lock in
+ * CPU mode (see remote_take): a few of the scheduler's time slices, for a
+ * home unit that shares its core. */
+#define TRY_HANDOVER_NS (20 * 1000 * 1000LL)
+#define TRY_HANDOVER_LOOKS 4
+
 /* The network word protocol of a remote unit (l->mutex held). */
 static dart_ret_t remote_take(const char *call, struct dart_lock_struct *l,
                               bool blocking, bool *got)
@@ -243,6 +249,8 @@ static dart_ret_t remote_take(const char *call, struct dart_lock_struct *l,
   /* From the start: an MPI atomic may itself wait for the home (MPIs
    * whose RMA needs the target inside MPI). */
   struct progress_stall stall = { .since_ns = progress_clock_ns() };
+  long long asked_ns = -1; /* when this try's request was in place */
+  int looks = 0;           /* at the word since then */
   for (;;) {
     int64_t old, ignored;
     dart_ret_t ret = net_cas(call, l, NET_UNLOCKED, l->me, &old);
@@ -259,13 +267,37 @@ static dart_ret_t remote_take(const char *call, struct dart_lock_struct *l,
       if (ret != DART_OK) {
         return ret;
       }
+      if (ignored == NET_CPU_MODE && asked_ns < 0) {
+        asked_ns = progress_clock_ns();
+      }
     }
+    bool cpu_mode = old == NET_CPU_MODE || old == NET_CPU_MODE_REQ;
     if (!blocking) {
+      /* In CPU mode the lock is in the home node's memory, free or held
+       * there, and only that node can hand it over, which it does within
+       * microseconds from inside any DART call (or on the release). The
+       * try that asks for it waits that long, so that a free lock is not
+       * refused just for being in CPU mode; up to TRY_HANDOVER_NS after
+       * asking, and at least TRY_HANDOVER_LOOKS looks at the word (which
+       * can take milliseconds each on an overloaded machine), for a home
+       * node outside DART (dart_synchronization.h). A
+       * request that stands already says the home node is not answering:
+       * no wait, so that a loop of tries does not wait in every one. */
+      if (cpu_mode && asked_ns >= 0 &&
+          (looks++ < TRY_HANDOVER_LOOKS ||
+           progress_clock_ns() - asked_ns < TRY_HANDOVER_NS)) {
+        /* Sleeps between the looks: each is an MPI atomic on the home's
+         * word, which osc/ucx serializes with the home's own migration;
+         * spinning on it held the handover up 70-90 ms at 4 units on 2
+         * cores, 50 us naps 0.3 ms. */
+        progress_sleep(50 * 1000);
+        continue;
+      }
       *got = false;
       return DART_OK;
     }
     lock_backoff_wait(&backoff, l->team->comm);
-    if (old != NET_CPU_MODE && old != NET_CPU_MODE_REQ) {
+    if (!cpu_mode) {
       /* Waits for a holder: the wait for the home starts again. */
       stall = (struct progress_stall){ .since_ns = progress_clock_ns() };
       continue;
