@@ -137,6 +137,27 @@ static void test_allocator(void)
   if (sub != DART_TEAM_NULL) {
     test_allocator_on(sub, sub_me, sub_n, "sub-team");
   }
+  STAGE("allocator of a destroyed team");
+  /* Its segment went with the team: no more blocks (it crashed), and the
+   * destroy is local. */
+  dart_team_t clone = DART_TEAM_NULL;
+  ASSERT_OK(dart_team_clone(DART_TEAM_ALL, &clone));
+  dart_allocator_t orphan = NULL;
+  ASSERT_OK(dart_allocator_new(256, clone, &orphan));
+  dart_gptr_t block = DART_GPTR_NULL;
+  ASSERT_OK(dart_allocator_alloc(4, DART_TYPE_INT, &block, orphan));
+  ASSERT_OK(dart_barrier(clone));
+  ASSERT_OK(dart_team_destroy(&clone));
+  int muted = mute_log();
+  dart_gptr_t more = block;
+  ASSERT_RET(dart_allocator_alloc(4, DART_TYPE_INT, &more, orphan),
+             DART_ERR_INVAL);
+  ASSERT(gptr_is_null(more));
+  ASSERT_RET(dart_allocator_free(&block, orphan), DART_ERR_INVAL);
+  restore_log(muted);
+  ASSERT_OK(dart_allocator_destroy(&orphan));
+  ASSERT(orphan == NULL);
+
   STAGE("allocator_new errors");
   int saved = mute_log();
   dart_allocator_t a = (dart_allocator_t)&a;

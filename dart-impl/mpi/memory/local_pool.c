@@ -459,12 +459,20 @@ dart_ret_t dart_allocator_alloc(size_t nelem, dart_datatype_t dtype,
       block_bytes(__func__, nelem, dtype, &bytes) != DART_OK) {
     return DART_ERR_INVAL;
   }
+  /* The segment went with its team (dart_team_destroy frees the team's
+   * segments): no block of it to hand out. */
+  struct team *team = team_lookup(alloc->segment.teamid);
+  if (team == NULL ||
+      segment_lookup(&team->segments, alloc->segment.segid) == NULL) {
+    return report_error(DART_ERR_INVAL, __func__,
+                        "the allocator's team %d was destroyed, and its "
+                        "segment with it", (int)alloc->segment.teamid);
+  }
   if (pool_take(&alloc->pool, bytes, &offset) != 0) {
     return report_error(DART_ERR_NOMEM, __func__,
                         "allocator pool has no free block of %zu bytes",
                         bytes);
   }
-  struct team *team = team_lookup(alloc->segment.teamid);
   *gptr = alloc->segment;
   gptr->unitid = team->my_rank;
   gptr->addr_or_offs.offset = offset;
@@ -510,7 +518,14 @@ dart_ret_t dart_allocator_destroy(dart_allocator_t *allocator)
     return report_error(DART_ERR_INVAL, __func__, "allocator %p is not live",
                         (void *)*allocator);
   }
-  dart_ret_t ret = dart_team_memfree(alloc->segment);
+  /* Collective while the team lives; the segment of a destroyed team
+   * went with it, and the rest is local (as a lock's destroy then). */
+  struct team *team = team_lookup(alloc->segment.teamid);
+  dart_ret_t ret = DART_OK;
+  if (team != NULL &&
+      segment_lookup(&team->segments, alloc->segment.segid) != NULL) {
+    ret = dart_team_memfree(alloc->segment);
+  }
   buddy_destroy(alloc->pool.buddy);
   pthread_mutex_destroy(&alloc->pool.lock);
   free(alloc);

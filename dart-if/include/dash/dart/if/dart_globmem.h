@@ -290,8 +290,9 @@ dart_ret_t dart_allocator_new(
  *                       #DART_GPTR_NULL on failure.
  * \param[in]  allocator The allocator.
  * \retval DART_OK          Allocated.
- * \retval DART_ERR_INVAL   `gptr` is NULL, the allocator is not live, or
- *                          `dtype` or the size is invalid.
+ * \retval DART_ERR_INVAL   `gptr` is NULL, the allocator is not live, its
+ *                          team was destroyed, or `dtype` or the size is
+ *                          invalid.
  * \retval DART_ERR_NOMEM   The pool has no free block that large.
  * \retval DART_ERR_NOTINIT DART is not initialized.
  */
@@ -325,7 +326,8 @@ dart_ret_t dart_allocator_free(
  *        invalid.
  *
  * Collective over the allocator's team (its segment is freed as by
- * dart_team_memfree()). Thread safety: MT-team.
+ * dart_team_memfree()); local once that team was destroyed (its segment
+ * went with it). Thread safety: MT-team.
  *
  * \param[in,out] allocator The allocator; set to NULL.
  * \retval DART_OK          Destroyed.
