@@ -4,7 +4,8 @@
  * (distinct while live, reused least recently freed first, for
  * allocations and registrations alike, no leak under churn); and freeing:
  * the errors of dart_team_memfree/memderegister, kinds that do not mix,
- * double frees. Shared part: test_globmem_common.h. */
+ * double frees; registrations of 0 elements at any address. Shared part:
+ * test_globmem_common.h. */
 #include "test_globmem_common.h"
 
 /* ---------------------------------------------------------------------
@@ -317,8 +318,45 @@ static void test_free_errors(void)
   restore_log(saved);
 }
 
+/* ---------------------------------------------------------------------
+ * Empty portions: a registration of 0 elements may name any address, a
+ * null one, one inside a buffer, one mapped nowhere; the others' portions
+ * work, and nothing of the empty one can be reached.
+ * --------------------------------------------------------------------- */
+
+static void test_empty_registrations(void)
+{
+  long buf[2] = { 0, 0 };
+  void *const nowhere[] = { NULL, (char *)buf + 3, (void *)(uintptr_t)0x13 };
+  for (size_t k = 0; k < sizeof nowhere / sizeof nowhere[0]; ++k) {
+    STAGE("unit 0 registers 0 elements at %p", nowhere[k]);
+    bool empty = me == 0;
+    buf[0] = 100 * (long)k + me;
+    buf[1] = -1;
+    dart_gptr_t g = DART_GPTR_NULL;
+    ASSERT_OK(dart_team_memregister(DART_TEAM_ALL, empty ? 0 : 2,
+                                    DART_TYPE_LONG,
+                                    empty ? nowhere[k] : (void *)buf, &g));
+    for (int u = 1; u < n; ++u) {
+      long v = -7;
+      ASSERT_OK(dart_get_blocking(&v, gptr_at(g, u, 0), 1, DART_TYPE_LONG,
+                                  DART_TYPE_LONG));
+      ASSERT_EQ(v, 100 * (long)k + u);
+    }
+    int saved = mute_log();
+    long v = -7;
+    ASSERT_RET(dart_get_blocking(&v, gptr_at(g, 0, 0), 1, DART_TYPE_LONG,
+                                 DART_TYPE_LONG), DART_ERR_INVAL);
+    restore_log(saved);
+    ASSERT_EQ(v, -7);
+    ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+    ASSERT_OK(dart_team_memderegister(g));
+  }
+}
+
 static const struct test_case cases[] = {
   { "addr_and_flags", test_addr_and_flags },
+  { "empty_registrations", test_empty_registrations },
   { "segment_id_reuse", test_segment_id_reuse },
   { "segment_churn", test_segment_churn },
   { "free_errors", test_free_errors },

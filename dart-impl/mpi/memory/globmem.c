@@ -172,9 +172,13 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
    * (target.h checks every span). */
   bool own = !preset && seg->win != MPI_WIN_NULL &&
              mpi_quirks.window_per_segment;
-  size_t phase = (uintptr_t)seg->my_base % PORTION_ALIGN;
+  /* An empty portion exposes nothing, wherever its address points (a
+   * registration of 0 elements may name any address, even an unmapped
+   * one, which UCX then tried to register). */
+  size_t phase = seg->my_size > 0 ? (uintptr_t)seg->my_base % PORTION_ALIGN
+                                  : 0;
   if (own) {
-    err = MPI_Win_create(seg->my_base - phase,
+    err = MPI_Win_create(seg->my_size > 0 ? seg->my_base - phase : NULL,
                          (MPI_Aint)(seg->my_size + phase), 1, MPI_INFO_NULL,
                          team->comm, &seg->win);
     if (err == MPI_SUCCESS) {
