@@ -133,14 +133,22 @@ static void create_destroy_ids(void)
     ASSERT_EQ(t, DART_TEAM_NULL);
   }
 
-  /* Groups that differ between units, or reach outside the parent: every
-   * unit gets DART_ERR_INVAL, nobody hangs, no id is consumed. */
+  /* Groups that differ between units, reach outside the parent, or name
+   * a unit that passed none: every unit gets DART_ERR_INVAL, nobody
+   * hangs, no id is consumed. */
   if (n >= 2) {
     dart_group_t mine = group_of_range(0, me == 0 ? 0 : 1);
     dart_team_t t = 77;
     ASSERT_RET(dart_team_create(DART_TEAM_ALL, mine, &t), DART_ERR_INVAL);
     ASSERT_EQ(t, DART_TEAM_NULL);
     ASSERT_OK(dart_group_destroy(&mine));
+    /* Unit 0 passes no group ("not a member") while the others' group
+     * names it: it hung the others in the communicator's creation. */
+    dart_group_t pair = group_of_range(0, 1);
+    ASSERT_RET(dart_team_create(DART_TEAM_ALL, me == 0 ? NULL : pair, &t),
+               DART_ERR_INVAL);
+    ASSERT_EQ(t, DART_TEAM_NULL);
+    ASSERT_OK(dart_group_destroy(&pair));
     if (me < h && h < n) {
       dart_group_t outside = group_of_range(0, h); /* unit h is not in it */
       ASSERT_RET(dart_team_create(t_lower, outside, &t), DART_ERR_INVAL);

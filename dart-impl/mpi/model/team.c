@@ -498,6 +498,24 @@ dart_ret_t team_create(const char *call, struct team *parent,
   if (votes[4] == 0) {
     return DART_OK; /* empty group: no team, on every unit alike */
   }
+  /* Every unit the group names must know that it is in it: one that
+   * passed no group (NULL, "not a member") while the others name it
+   * would be waited for in the creation of the communicator for ever. */
+  long long claimed = is_member;
+  err = MPI_Iallreduce(MPI_IN_PLACE, &claimed, 1, MPI_LONG_LONG, MPI_SUM,
+                       parent->comm, &request);
+  if (err == MPI_SUCCESS) {
+    err = progress_wait(&request);
+  }
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Iallreduce", err);
+  }
+  if (claimed != votes[4]) {
+    return report_error(DART_ERR_INVAL, call,
+                        "%lld of the %lld units the group names passed no "
+                        "group (NULL) to the creation of a team of team %d",
+                        votes[4] - claimed, votes[4], (int)parent->id);
+  }
   long long seq = votes[0];
   if (seq > TEAM_ID_MAX) {
     dart_ret_t ret = team_id_after_wrap(call, parent, &seq);
