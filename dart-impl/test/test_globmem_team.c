@@ -326,6 +326,15 @@ static void test_alloc_errors(void)
                DART_ERR_INVAL);
     ASSERT(gptr_is_null(g));
   }
+  /* More than any machine has on one unit, a little on the others: no
+   * hang (Open MPI's shared window hung the others in it), and every unit
+   * is told that memory is short. */
+  STAGE("unit 0 asks for 1 TiB");
+  junk_gptr(&g);
+  dart_ret_t ret = dart_team_memalloc_aligned(
+      DART_TEAM_ALL, me == 0 ? (size_t)1 << 40 : 8, DART_TYPE_BYTE, &g);
+  ASSERT_EQ(ret, DART_ERR_NOMEM);
+  ASSERT(gptr_is_null(g));
   restore_log(saved);
   /* Nothing half-made is left behind: the next allocation works. */
   g = alloc_bytes(DART_TEAM_ALL, 8);

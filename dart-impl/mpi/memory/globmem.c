@@ -146,6 +146,7 @@ struct portion {
   MPI_Aint disp;
   uint64_t size;
   int64_t  segid; /* cross-check: ids must agree without messages */
+  int64_t  error; /* this unit's dart_ret_t */
 };
 
 /* Collective: attaches my portion, exchanges portions, enters the
@@ -203,7 +204,7 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
       team->dynamic_win_exposes = true;
     }
   }
-  struct portion mine = { (MPI_Aint)phase, seg->my_size, seg->id };
+  struct portion mine = { (MPI_Aint)phase, seg->my_size, seg->id, ret };
   /* Displacements in a dynamic window are addresses; in the pool's window
    * created over its page-aligned reservation (not attached), offsets. */
   if (!own && !(preset && !seg->attached)) {
@@ -231,7 +232,12 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
     ret = report_mpi_error(call, "MPI_Allgather", err);
   }
   for (int u = 0; ret == DART_OK && u < team->size; ++u) {
-    if (all[u].segid != seg->id) {
+    if (all[u].error == DART_ERR_NOMEM) {
+      /* The others say what the unit short of memory said. */
+      ret = report_error(DART_ERR_NOMEM, call,
+                         "unit %d of team %d is short of memory for its "
+                         "portion", u, (int)team->id);
+    } else if (all[u].segid != seg->id) {
       ret = report_error(DART_ERR_OTHER, call,
                          "unit %d of team %d holds segment id %lld, I hold "
                          "%d (failed allocation or diverged calls)", u,

@@ -8,7 +8,9 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 
@@ -72,12 +74,80 @@ static void say_own_mapping(const char *call, int mpi_err)
             "node-shared memory itself", text);
 }
 
+/* Bytes of node-shared memory left: what /dev/shm (where MPI's shared
+ * windows and DART's own mappings keep their files) takes and the memory
+ * behind it (a tmpfs as large as the memory lets the kernel kill a
+ * process before a file grows past what is left); UINT64_MAX if neither
+ * can be read. */
+static uint64_t shm_bytes_left(void)
+{
+  uint64_t left = UINT64_MAX;
+  struct statvfs fs;
+  if (statvfs("/dev/shm", &fs) == 0) {
+    left = (uint64_t)fs.f_bavail * fs.f_frsize;
+  }
+  FILE *meminfo = fopen("/proc/meminfo", "r");
+  if (meminfo != NULL) {
+    char line[128];
+    unsigned long long kib;
+    while (fgets(line, sizeof line, meminfo) != NULL) {
+      if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
+        if (kib * 1024 < left) {
+          left = kib * 1024;
+        }
+        break;
+      }
+    }
+    fclose(meminfo);
+  }
+  return left;
+}
+
 dart_ret_t node_shm_alloc(const char *call, MPI_Comm node_comm, size_t bytes,
                           struct node_shm *shm)
 {
   *shm = (struct node_shm){ .win = MPI_WIN_NULL };
-  int node_size = 0;
+  int node_size = 0, node_rank = 0;
   MPI_Comm_size(node_comm, &node_size);
+  MPI_Comm_rank(node_comm, &node_rank);
+  /* Before MPI is asked, the members agree that all pieces fit: Open
+   * MPI's MPI_Win_allocate_shared that fails on one member (its file does
+   * not fit) leaves the others waiting in it for ever, and a tmpfs file
+   * filled past the memory gets a unit killed. Every member sends its
+   * piece in whole pages, the first also what is left, so all decide
+   * alike. */
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  uint64_t mine[2] = { ((uint64_t)bytes + page - 1) / page * page,
+                       node_rank == 0 ? shm_bytes_left() : UINT64_MAX };
+  if (mine[0] == 0) {
+    mine[0] = page;
+  }
+  uint64_t *all = malloc(2 * (size_t)node_size * sizeof *all);
+  if (all == NULL) {
+    return report_error(DART_ERR_NOMEM, call, "out of memory");
+  }
+  MPI_Request request;
+  int err = progress_complete(MPI_Iallgather(mine, 2, MPI_UINT64_T, all, 2,
+                                             MPI_UINT64_T, node_comm,
+                                             &request),
+                              &request);
+  uint64_t largest = 0, total = 0, left = all[1];
+  for (int r = 0; err == MPI_SUCCESS && r < node_size; ++r) {
+    uint64_t piece = all[2 * r] + CACHE_LINE;
+    largest = all[2 * r] > largest ? all[2 * r] : largest;
+    total = total > UINT64_MAX - piece ? UINT64_MAX : total + piece;
+  }
+  free(all);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Iallgather", err);
+  }
+  if (total > left) {
+    return report_error(DART_ERR_NOMEM, call,
+                        "the %d units of this node would share %llu bytes, "
+                        "%llu are left (/dev/shm, memory)", node_size,
+                        (unsigned long long)total,
+                        (unsigned long long)left);
+  }
   int mpi_err = MPI_SUCCESS;
   /* Where MPI's blocking calls spin on a host with more units than
    * cores (core/quirks.h, rma_waits_spin), MPI_Win_allocate_shared costs
@@ -91,23 +161,11 @@ dart_ret_t node_shm_alloc(const char *call, MPI_Comm node_comm, size_t bytes,
   } else {
     say_own_mapping(call, mpi_err);
   }
-  /* Every member maps every file with one size: the largest piece, in
-   * whole pages. Only my own piece is backed by memory. */
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  uint64_t mine = (bytes + page - 1) / page * page, largest = 0;
-  if (mine == 0) {
-    mine = page;
-  }
-  MPI_Request request;
-  int err = progress_complete(MPI_Iallreduce(&mine, &largest, 1, MPI_UINT64_T,
-                                             MPI_MAX, node_comm, &request),
-                              &request);
-  if (err != MPI_SUCCESS) {
-    return report_mpi_error(call, "MPI_Iallreduce", err);
-  }
+  /* Every member maps every file with one size: the largest piece. Only
+   * my own piece is backed by memory. */
   int fd = -1;
   dart_ret_t ret = pool_memory_map(call, node_comm, (size_t)largest,
-                                   (size_t)mine, &fd, &shm->bases);
+                                   (size_t)mine[0], &fd, &shm->bases);
   if (ret != DART_OK) {
     return ret;
   }
