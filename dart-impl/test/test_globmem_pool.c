@@ -4,7 +4,8 @@
  * and accumulated into by every unit, dart_memfree and its errors; and the
  * pool's growth up to its reservation, which needs DART_LOCAL_POOL_MIB=1 and
  * DART_LOCAL_POOL_MAX_MIB=64 (every registration of the test_globmem
- * family in dart-impl/test/CMakeLists.txt sets them). Shared part:
+ * family in dart-impl/test/CMakeLists.txt sets them); and its tail,
+ * run again with a reservation of 3 MiB. Shared part:
  * test_globmem_common.h. */
 #include "test_globmem_common.h"
 
@@ -295,9 +296,54 @@ static void test_local_pool_growth(void)
   ASSERT_OK(dart_barrier(DART_TEAM_ALL));
 }
 
+/* The tail of the reservation: after 2 MiB of blocks, 4 KiB blocks fill
+ * exactly what is left, whether or not the rest is a sum of doubling
+ * chunks (a chunk just large enough per block used to be the fallback:
+ * with DART_LOCAL_POOL_MAX_MIB=3 the pool ran out of its 64 chunks after
+ * 62 blocks, the tail mostly unused). */
+static void test_pool_tail(void)
+{
+  const char *initial = getenv("DART_LOCAL_POOL_MIB");
+  const char *max = getenv("DART_LOCAL_POOL_MAX_MIB");
+  ASSERT_MSG(initial != NULL && max != NULL && atoi(initial) == 1 &&
+               atoi(max) >= 3 && atoi(max) <= 64,
+             "run with DART_LOCAL_POOL_MIB=1 and DART_LOCAL_POOL_MAX_MIB "
+             "between 3 and 64");
+  const size_t mib = (size_t)1 << 20, small = 4096;
+  const size_t expected = ((size_t)atoi(max) - 2) * mib / small;
+  STAGE("pool tail: 2 MiB, then %zu blocks of 4 KiB", expected);
+  dart_gptr_t big[2];
+  for (int b = 0; b < 2; ++b) {
+    ASSERT_OK(dart_memalloc(mib, DART_TYPE_BYTE, &big[b]));
+  }
+  dart_gptr_t *blocks = xmalloc((expected + 1) * sizeof *blocks);
+  size_t taken = 0;
+  dart_ret_t ret = DART_OK;
+  int saved = mute_log();
+  while (taken <= expected) {
+    ret = dart_memalloc(small, DART_TYPE_BYTE, &blocks[taken]);
+    if (ret != DART_OK) {
+      break;
+    }
+    ++taken;
+  }
+  restore_log(saved);
+  ASSERT_EQ(ret, DART_ERR_NOMEM);
+  ASSERT_EQ(taken, expected);
+  for (size_t k = 0; k < taken; ++k) {
+    ASSERT_OK(dart_memfree(blocks[k]));
+  }
+  for (int b = 0; b < 2; ++b) {
+    ASSERT_OK(dart_memfree(big[b]));
+  }
+  free(blocks);
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+}
+
 static const struct test_case cases[] = {
   { "memalloc", test_memalloc },
   { "local_pool_growth", test_local_pool_growth },
+  { "pool_tail", test_pool_tail },
 };
 
 int main(int argc, char **argv)

@@ -110,10 +110,12 @@ static dart_ret_t pool_grow(const char *call, size_t bytes)
   size_t end = chunk_end(last);
   size_t need = bytes > (SIZE_MAX >> 2) ? 0 : round_up_pow2(bytes);
   /* Doubling keeps the number of chunks logarithmic; near the end of the
-   * reservation, a chunk just large enough for the request still fits. */
-  size_t sizes[2] = { need > end ? need : end, need };
-  for (int attempt = 0; need > 0 && attempt < 2; ++attempt) {
-    size_t size = sizes[attempt];
+   * reservation the largest chunk that still fits, down to one just large
+   * enough for the request (always that one made every later small block
+   * a chunk of its own, and the pool ran out of chunks with most of its
+   * reservation unused). */
+  for (size_t size = need > end ? need : end; need > 0 && size >= need;
+       size >>= 1) {
     size_t offset = (end + size - 1) / size * size;
     if (offset > local_pool.reserve || size > local_pool.reserve - offset) {
       continue;
