@@ -27,6 +27,8 @@
  *   while gptr_getaddr/setaddr and getflags/setflags run on them: native
  *   addresses agree with what dart_get_blocking reads, flags stay per
  *   segment.
+ * - segment_table_growth: one thread allocates 40 segments on a team
+ *   while the others read a segment of that team (native address, get).
  * - types_and_ops: every thread creates, uses and destroys strided,
  *   indexed and custom types and an operation with user data of its own
  *   (a put through a strided target type, a get through an indexed one,
@@ -43,6 +45,7 @@
 #include <dash/dart/if/dart_locality.h>
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -826,6 +829,75 @@ static void segment_meta(void)
   destroy_teams();
 }
 
+/* ---- segment table growth ---------------------------------------------- */
+
+/* One thread allocates segment after segment on a team, so that the
+ * team's table of segments grows (16, 32, 64 ids), while the others read
+ * a segment of that team (native address, a get from the next unit): the
+ * table must not move under them (model/segment.h). */
+enum { GROWTH_SEGMENTS = 40, WATCH_WORDS = 16 };
+
+static dart_team_t growth_team;
+static dart_gptr_t watched;
+static atomic_int growth_done;
+
+static long watched_value(int unit, int i)
+{
+  return 1000L * unit + i;
+}
+
+static void *growth_worker(void *arg)
+{
+  int t = (int)(intptr_t)arg;
+  test_threads_line_up();
+  if (t == 0) {
+    dart_gptr_t segs[GROWTH_SEGMENTS];
+    for (int k = 0; k < GROWTH_SEGMENTS; ++k) {
+      ASSERT_OK(dart_team_memalloc_aligned(growth_team, 4, DART_TYPE_LONG,
+                                           &segs[k]));
+    }
+    ASSERT_OK(dart_barrier(growth_team));
+    for (int k = GROWTH_SEGMENTS - 1; k >= 0; --k) {
+      ASSERT_OK(dart_team_memfree(segs[k]));
+    }
+    atomic_store(&growth_done, 1);
+    return NULL;
+  }
+  int next = (me + 1) % n;
+  for (long r = 0; !atomic_load(&growth_done) || r < 10; ++r) {
+    int i = (int)((r + t) % WATCH_WORDS);
+    long *mine = NULL;
+    ASSERT_OK(dart_gptr_getaddr(gptr_at(watched, me, 0), (void **)&mine));
+    ASSERT(mine != NULL);
+    ASSERT_EQ(mine[i], watched_value(me, i));
+    long theirs = -1;
+    ASSERT_OK(dart_get_blocking(&theirs,
+                                gptr_at(watched, next, (uint64_t)i *
+                                                       sizeof(long)),
+                                1, DART_TYPE_LONG, DART_TYPE_LONG));
+    ASSERT_EQ(theirs, watched_value(next, i));
+  }
+  return NULL;
+}
+
+static void segment_table_growth(void)
+{
+  ASSERT_OK(dart_team_clone(DART_TEAM_ALL, &growth_team));
+  ASSERT_OK(dart_team_memalloc_aligned(growth_team, WATCH_WORDS,
+                                       DART_TYPE_LONG, &watched));
+  long *mine = NULL;
+  ASSERT_OK(dart_gptr_getaddr(gptr_at(watched, me, 0), (void **)&mine));
+  for (int i = 0; i < WATCH_WORDS; ++i) {
+    mine[i] = watched_value(me, i);
+  }
+  ASSERT_OK(dart_barrier(growth_team));
+  atomic_store(&growth_done, 0);
+  test_threads_run(THREADS, growth_worker);
+  ASSERT_OK(dart_barrier(growth_team));
+  ASSERT_OK(dart_team_memfree(watched));
+  ASSERT_OK(dart_team_destroy(&growth_team));
+}
+
 static void setup(int *argc, char ***argv)
 {
   test_threads_start(argc, argv, &me, &n, &rounds, ALARM_S);
@@ -839,6 +911,7 @@ static const struct test_case cases[] = {
   { "collectives", collectives },
   { "segment_meta", segment_meta },
   { "types_and_ops", types_and_ops },
+  { "segment_table_growth", segment_table_growth },
 };
 
 int main(int argc, char **argv)

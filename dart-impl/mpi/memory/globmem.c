@@ -127,14 +127,16 @@ void team_segments_free(struct team *team)
     segment_free_memory(team, t->local_pool);
   }
   /* Live and already freed segments together, in one id order. */
-  for (int i = 1; i < t->positive_cap; ++i) {
-    if (t->positive[i] != NULL) {
-      segment_retire(team, t->positive[i]);
+  for (int i = 1; i < segment_table_span(t, true); ++i) {
+    struct segment *seg = segment_lookup(t, (int16_t)i);
+    if (seg != NULL) {
+      segment_retire(team, seg);
     }
   }
-  for (int i = 1; i < t->negative_cap; ++i) {
-    if (t->negative[i] != NULL) {
-      segment_retire(team, t->negative[i]);
+  for (int i = 1; i < segment_table_span(t, false); ++i) {
+    struct segment *seg = segment_lookup(t, (int16_t)-i);
+    if (seg != NULL) {
+      segment_retire(team, seg);
     }
   }
   free_in_id_order(team);

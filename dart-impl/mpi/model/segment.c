@@ -61,22 +61,28 @@ void segment_id_return(struct segment_table *t, int16_t segid)
   (void)id_push(pool, segid, t->epoch);
 }
 
-static int grow(struct segment ***slots, int *cap, int index)
+static int grow(struct segment_slots **where, int index)
 {
-  if (index < *cap) {
+  struct segment_slots *old = *where;
+  int cap = old != NULL ? old->cap : 0;
+  if (index < cap) {
     return 0;
   }
-  int fresh = *cap < 16 ? 16 : *cap;
+  int fresh = cap < 16 ? 16 : cap;
   while (fresh <= index) {
     fresh *= 2;
   }
-  struct segment **grown = realloc(*slots, (size_t)fresh * sizeof **slots);
+  struct segment_slots *grown =
+    calloc(1, sizeof *grown + (size_t)fresh * sizeof grown->slot[0]);
   if (grown == NULL) {
     return -1;
   }
-  memset(grown + *cap, 0, (size_t)(fresh - *cap) * sizeof *grown);
-  *slots = grown;
-  *cap = fresh;
+  grown->replaced = old;
+  grown->cap = fresh;
+  for (int i = 0; i < cap; ++i) {
+    grown->slot[i] = __atomic_load_n(&old->slot[i], __ATOMIC_RELAXED);
+  }
+  __atomic_store_n(where, grown, __ATOMIC_RELEASE);
   return 0;
 }
 
@@ -84,17 +90,14 @@ int segment_insert(struct segment_table *t, struct segment *seg)
 {
   if (seg->id == 0) {
     t->local_pool = seg;
-  } else if (seg->id > 0) {
-    if (grow(&t->positive, &t->positive_cap, seg->id) != 0) {
-      return -1;
-    }
-    t->positive[seg->id] = seg;
-  } else {
-    if (grow(&t->negative, &t->negative_cap, -seg->id) != 0) {
-      return -1;
-    }
-    t->negative[-seg->id] = seg;
+    return 0;
   }
+  struct segment_slots **where = seg->id > 0 ? &t->positive : &t->negative;
+  int index = seg->id > 0 ? seg->id : -seg->id;
+  if (grow(where, index) != 0) {
+    return -1;
+  }
+  __atomic_store_n(&(*where)->slot[index], seg, __ATOMIC_RELEASE);
   return 0;
 }
 
@@ -102,18 +105,35 @@ void segment_remove(struct segment_table *t, int16_t segid)
 {
   if (segid == 0) {
     t->local_pool = NULL;
-  } else if (segid > 0) {
-    t->positive[segid] = NULL;
   } else {
-    t->negative[-segid] = NULL;
+    struct segment_slots *s = segid > 0 ? t->positive : t->negative;
+    int index = segid > 0 ? segid : -segid;
+    if (s != NULL && index < s->cap) {
+      __atomic_store_n(&s->slot[index], NULL, __ATOMIC_RELEASE);
+    }
   }
   segment_id_return(t, segid);
 }
 
+int segment_table_span(const struct segment_table *t, bool positive)
+{
+  const struct segment_slots *s = positive ? t->positive : t->negative;
+  return s != NULL ? s->cap : 0;
+}
+
+static void free_slots(struct segment_slots *s)
+{
+  while (s != NULL) {
+    struct segment_slots *older = s->replaced;
+    free(s);
+    s = older;
+  }
+}
+
 void segment_table_free(struct segment_table *t)
 {
-  free(t->positive);
-  free(t->negative);
+  free_slots(t->positive);
+  free_slots(t->negative);
   free(t->positive_ids.freed);
   free(t->negative_ids.freed);
   memset(t, 0, sizeof *t);

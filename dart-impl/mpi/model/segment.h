@@ -92,11 +92,21 @@ struct id_pool {
   int              count, capacity;
 };
 
+/* The segments of one sign by id magnitude. A larger copy replaces it
+ * while threads may read it (an MT-safe call on a segment of a team on
+ * which another thread allocates, MT-team): the replaced arrays stay
+ * until the table is freed, and readers load the array, its capacity and
+ * the slot atomically. */
+struct segment_slots {
+  struct segment_slots *replaced; /* the smaller one before, or NULL */
+  int                   cap;
+  struct segment       *slot[];
+};
+
 struct segment_table {
-  struct segment  *local_pool; /* segid 0 (DART_TEAM_ALL only) */
-  struct segment **positive; /* index segid (> 0) */
-  struct segment **negative; /* index -segid (< 0) */
-  int              positive_cap, negative_cap;
+  struct segment       *local_pool; /* segid 0 (DART_TEAM_ALL only) */
+  struct segment_slots *positive;   /* index segid (> 0) */
+  struct segment_slots *negative;   /* index -segid (< 0) */
   struct id_pool   positive_ids, negative_ids;
   uint32_t         epoch;    /* ids taken so far */
   /* Freed segments whose MPI windows still wait for their collective
@@ -109,14 +119,20 @@ struct segment_table {
 static inline struct segment *segment_lookup(const struct segment_table *t,
                                              int16_t segid)
 {
-  if (segid > 0) {
-    return segid < t->positive_cap ? t->positive[segid] : NULL;
+  if (segid == 0) {
+    return t->local_pool;
   }
-  if (segid < 0) {
-    return -segid < t->negative_cap ? t->negative[-segid] : NULL;
-  }
-  return t->local_pool;
+  const struct segment_slots *s =
+    __atomic_load_n(segid > 0 ? &t->positive : &t->negative,
+                    __ATOMIC_ACQUIRE);
+  int index = segid > 0 ? segid : -segid;
+  return s != NULL && index < s->cap
+           ? __atomic_load_n(&s->slot[index], __ATOMIC_ACQUIRE)
+           : NULL;
 }
+
+/* Ids of one sign the table has room for (every live one is below). */
+int segment_table_span(const struct segment_table *t, bool positive);
 
 /* Reserves the next id of the sign asked for; 0 when ids are exhausted
  * or memory is short. */
