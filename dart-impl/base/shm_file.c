@@ -11,9 +11,18 @@ int shm_file_create(const char *tag, size_t bytes,
                     char path[SHM_FILE_PATH_MAX])
 {
   static unsigned serial;
-  snprintf(path, SHM_FILE_PATH_MAX, "/dev/shm/%s-%ld-%u", tag,
-           (long)getpid(), serial++);
-  int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  /* A file of that name may be left by a killed process whose id this
+   * process now has (ids come back: 32768 of them by default, a test run
+   * starts more processes than that): the next serial number then. */
+  int fd = -1;
+  for (int attempt = 0; fd < 0 && attempt < 64; ++attempt) {
+    snprintf(path, SHM_FILE_PATH_MAX, "/dev/shm/%s-%ld-%u", tag,
+             (long)getpid(), __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED));
+    fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST) {
+      return -1;
+    }
+  }
   if (fd < 0) {
     return -1;
   }
