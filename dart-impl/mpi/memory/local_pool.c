@@ -394,6 +394,17 @@ struct allocator {
  * made-up allocator is rejected rather than dereferenced. */
 static struct handle_table allocators = HANDLE_TABLE_INITIALIZER;
 
+/* The allocator's team while its segment lives, else NULL: the segment
+ * goes with its team (dart_team_destroy frees the team's segments). */
+static struct team *allocator_team(const struct allocator *alloc)
+{
+  struct team *team = team_lookup(alloc->segment.teamid);
+  return team != NULL &&
+             segment_lookup(&team->segments, alloc->segment.segid) != NULL
+           ? team
+           : NULL;
+}
+
 static struct allocator *allocator_of(const char *call, dart_allocator_t a)
 {
   struct allocator *alloc = handle_table_lookup(&allocators,
@@ -461,11 +472,9 @@ dart_ret_t dart_allocator_alloc(size_t nelem, dart_datatype_t dtype,
       block_bytes(__func__, nelem, dtype, &bytes) != DART_OK) {
     return DART_ERR_INVAL;
   }
-  /* The segment went with its team (dart_team_destroy frees the team's
-   * segments): no block of it to hand out. */
-  struct team *team = team_lookup(alloc->segment.teamid);
-  if (team == NULL ||
-      segment_lookup(&team->segments, alloc->segment.segid) == NULL) {
+  /* No block of a segment that went with its team. */
+  struct team *team = allocator_team(alloc);
+  if (team == NULL) {
     return report_error(DART_ERR_INVAL, __func__,
                         "the allocator's team %d was destroyed, and its "
                         "segment with it", (int)alloc->segment.teamid);
@@ -522,10 +531,8 @@ dart_ret_t dart_allocator_destroy(dart_allocator_t *allocator)
   }
   /* Collective while the team lives; the segment of a destroyed team
    * went with it, and the rest is local (as a lock's destroy then). */
-  struct team *team = team_lookup(alloc->segment.teamid);
   dart_ret_t ret = DART_OK;
-  if (team != NULL &&
-      segment_lookup(&team->segments, alloc->segment.segid) != NULL) {
+  if (allocator_team(alloc) != NULL) {
     ret = dart_team_memfree(alloc->segment);
   }
   buddy_destroy(alloc->pool.buddy);

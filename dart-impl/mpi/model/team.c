@@ -461,18 +461,20 @@ dart_ret_t team_create(const char *call, struct team *parent,
   long long hash = group_given ? (long long)group_hash(members, count) : 0;
   /* One all-reduce (MAX) agrees on the id, on whether every group is a
    * subset of the parent, on whether all given groups are equal (max of
-   * hash == min of hash) and on the group size. A unit that passed no
-   * group (NULL: "not a member") votes neutrally. */
-  long long votes[5] = {
+   * hash == min of hash), on the group size and on whether any unit
+   * passed no group (NULL: "not a member"; it votes neutrally on the
+   * rest). */
+  long long votes[6] = {
     next_team_seq,
     stranger >= 0,
     group_given ? hash : LLONG_MIN,
     group_given ? -hash : LLONG_MIN,
     group_given ? (long long)count : 0,
+    !group_given,
   };
   /* Polled (team_sync.h): also the gate in front of MPI_Comm_split. */
   MPI_Request request;
-  int err = MPI_Iallreduce(MPI_IN_PLACE, votes, 5, MPI_LONG_LONG, MPI_MAX,
+  int err = MPI_Iallreduce(MPI_IN_PLACE, votes, 6, MPI_LONG_LONG, MPI_MAX,
                            parent->comm, &request);
   if (err == MPI_SUCCESS) {
     err = progress_wait(&request);
@@ -500,15 +502,20 @@ dart_ret_t team_create(const char *call, struct team *parent,
   }
   /* Every unit the group names must know that it is in it: one that
    * passed no group (NULL, "not a member") while the others name it
-   * would be waited for in the creation of the communicator for ever. */
-  long long claimed = is_member;
-  err = MPI_Iallreduce(MPI_IN_PLACE, &claimed, 1, MPI_LONG_LONG, MPI_SUM,
-                       parent->comm, &request);
-  if (err == MPI_SUCCESS) {
-    err = progress_wait(&request);
-  }
-  if (err != MPI_SUCCESS) {
-    return report_mpi_error(call, "MPI_Iallreduce", err);
+   * would be waited for in the creation of the communicator for ever.
+   * Counted only where some unit passed NULL (votes[5]): units that all
+   * passed the same group know their membership. */
+  long long claimed = votes[4];
+  if (votes[5]) {
+    claimed = is_member;
+    err = MPI_Iallreduce(MPI_IN_PLACE, &claimed, 1, MPI_LONG_LONG, MPI_SUM,
+                         parent->comm, &request);
+    if (err == MPI_SUCCESS) {
+      err = progress_wait(&request);
+    }
+    if (err != MPI_SUCCESS) {
+      return report_mpi_error(call, "MPI_Iallreduce", err);
+    }
   }
   if (claimed != votes[4]) {
     return report_error(DART_ERR_INVAL, call,
