@@ -180,9 +180,11 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
    * one, which UCX then tried to register). */
   size_t phase = seg->my_size > 0 ? (uintptr_t)seg->my_base % PORTION_ALIGN
                                   : 0;
+  size_t exposed = seg->padded ? segment_padded_size(seg->my_size)
+                               : seg->my_size;
   if (own) {
     err = MPI_Win_create(seg->my_size > 0 ? seg->my_base - phase : NULL,
-                         (MPI_Aint)(seg->my_size + phase), 1, MPI_INFO_NULL,
+                         (MPI_Aint)(exposed + phase), 1, MPI_INFO_NULL,
                          team->comm, &seg->win);
     if (err == MPI_SUCCESS) {
       seg->owns_win = true;
@@ -197,7 +199,7 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
   }
   if (ret == DART_OK && seg->win != MPI_WIN_NULL && seg->my_size > 0 &&
       !own && !preset) {
-    err = MPI_Win_attach(seg->win, seg->my_base, (MPI_Aint)seg->my_size);
+    err = MPI_Win_attach(seg->win, seg->my_base, (MPI_Aint)exposed);
     if (err != MPI_SUCCESS) {
       ret = report_mpi_error(call, "MPI_Win_attach", err);
     }
@@ -351,7 +353,9 @@ static dart_ret_t allocate_shared(const char *call, struct team *team,
                                   dart_ret_t local_err)
 {
   struct node_shm shm;
-  dart_ret_t ret = node_shm_alloc(call, team->node_comm, seg->my_size, &shm);
+  seg->padded = true;
+  dart_ret_t ret = node_shm_alloc(call, team->node_comm,
+                                  segment_padded_size(seg->my_size), &shm);
   if (ret != DART_OK) {
     /* Members on other nodes are on their way to the exchange: go there
      * with an empty portion and make the allocation fail everywhere. */

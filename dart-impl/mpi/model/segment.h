@@ -31,6 +31,8 @@ struct segment_watch {
 struct segment {
   int16_t    id;
   bool       registered; /* user memory: RMA path except for oneself */
+  bool       padded;     /* every portion's memory and window run on to
+                            the next multiple of SEGMENT_PAD bytes */
   uint16_t   flags;      /* dart_gptr_setflags */
   size_t    *sizes;      /* team unit -> bytes of its portion */
   MPI_Aint  *disps;      /* team unit -> displacement of its portion in
@@ -64,6 +66,27 @@ struct segment {
   const struct segment_watch *watch; /* NULL: portions never change */
   struct segment    *next_retired;
 };
+
+/* A DART allocation's portions are backed and exposed up to the next
+ * multiple of this many bytes, so that the aligned 4-byte word around
+ * every 1- or 2-byte element lies in the window: the word a narrow atomic
+ * goes through where MPI's own are broken (rma/atomics.c, narrow_swap).
+ * The padding is never addressed otherwise: spans are checked against
+ * seg->sizes (target.h). */
+#define SEGMENT_PAD 8
+
+static inline size_t segment_padded_size(size_t bytes)
+{
+  return (bytes + (SEGMENT_PAD - 1)) & ~(size_t)(SEGMENT_PAD - 1);
+}
+
+/* Bytes of `unit`'s portion that seg->win exposes, from its start. */
+static inline size_t segment_exposed_size(const struct segment *seg,
+                                          int unit)
+{
+  return seg->padded ? segment_padded_size(seg->sizes[unit])
+                     : seg->sizes[unit];
+}
 
 /* A byte of `unit`'s portion in seg->win for mpi_win_flush_settled
  * (core/quirks.h), or MPI_NO_PROBE: the portion is empty, or its size may

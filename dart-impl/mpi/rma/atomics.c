@@ -152,17 +152,19 @@ static int narrow_swap(const char *call, const struct target *t,
                         bytes, (unsigned long long)t->disp);
     return MPI_SUCCESS;
   }
-  /* Portions DART allocates start 64-byte aligned, so there the word
-   * starts inside the portion (a registered one may start anywhere); it
-   * ends past the portion on the last 1-3 bytes of one whose size is not
-   * a multiple of 4: memory MPI does not expose to RMA, refused. */
+  /* Portions DART allocates start 64-byte aligned and are exposed up to
+   * a multiple of 8 bytes (model/segment.h, SEGMENT_PAD), so there the
+   * word always lies in the window. A registered portion may start and
+   * end anywhere: a word reaching past it is memory MPI does not expose
+   * (and the user may not own), refused. */
   MPI_Aint lo = t->segment->disps[t->unit];
-  MPI_Aint hi = lo + (MPI_Aint)t->segment->sizes[t->unit];
+  MPI_Aint hi = lo + (MPI_Aint)segment_exposed_size(t->segment, t->unit);
   if (word < lo || word + 4 > hi) {
     *ret = report_error(DART_ERR_OTHER, call,
                         "a %zu-byte %s needs the aligned 4-byte word "
-                        "around its element inside the target's portion "
-                        "with this MPI (Open MPI osc/ucx)", bytes,
+                        "around its element inside the target's "
+                        "registered portion with this MPI (Open MPI "
+                        "osc/ucx)", bytes,
                         compare != NULL ? "compare-and-swap"
                                         : "fetch-and-replace");
     return MPI_SUCCESS;
