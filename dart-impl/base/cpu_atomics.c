@@ -73,8 +73,8 @@ typedef void element_cas(void *target, const void *value, const void *compare,
   static bool NAME##_combine(U old, U arg, dart_operation_t op, U *out)     \
   {                                                                         \
     switch (op) {                                                           \
-    case DART_OP_MIN:  *out = (T)arg < (T)old ? arg : old;   return true;   \
-    case DART_OP_MAX:  *out = (T)arg > (T)old ? arg : old;   return true;   \
+    case DART_OP_MIN:  *out = (T)old < (T)arg ? old : arg;   return true;   \
+    case DART_OP_MAX:  *out = (T)old > (T)arg ? old : arg;   return true;   \
     case DART_OP_PROD: *out = (U)(1u * old * arg);           return true;   \
     case DART_OP_LAND: *out = (U)(old != 0 && arg != 0);     return true;   \
     case DART_OP_LOR:  *out = (U)(old != 0 || arg != 0);     return true;   \
@@ -104,8 +104,8 @@ typedef void element_cas(void *target, const void *value, const void *compare,
     memcpy(&a, &old, sizeof a);                                             \
     memcpy(&b, &arg, sizeof b);                                             \
     switch (op) {                                                           \
-    case DART_OP_MIN:  r = b < a ? b : a; break;                            \
-    case DART_OP_MAX:  r = b > a ? b : a; break;                            \
+    case DART_OP_MIN:  r = a < b ? a : b; break;                            \
+    case DART_OP_MAX:  r = a > b ? a : b; break;                            \
     case DART_OP_SUM:  r = a + b;         break;                            \
     case DART_OP_PROD: r = a * b;         break;                            \
     default:           return false;                                        \

@@ -6,7 +6,8 @@
  * reads, REPLACE swaps, long double. Each result is checked against a
  * model of the operation written out here, independently of the runtime.
  * replace_edges swaps signed zeros, NaNs and infinities in with REPLACE,
- * bit for bit, in every floating type.
+ * bit for bit, in every floating type; minmax_edges applies MIN and MAX
+ * to them.
  * Shared part: test_atomics_common.h.
  *
  * Operands are chosen so the final value is exact whatever the order in
@@ -472,9 +473,83 @@ static void test_replace_edges(void)
   ASSERT_OK(dart_team_memfree(seg));
 }
 
+/* MIN and MAX where the order is not total (dart_types.h): the target
+ * stays only where it compares strictly less (MIN) or greater (MAX) than
+ * the operand, otherwise the operand is written bit for bit: a NaN on
+ * either side, or -0.0 against +0.0. The same on every path (CPU atomics,
+ * messages, MPI): unit 0 applies each case to the last unit's element
+ * with dart_fetch_and_op, dart_accumulate and
+ * dart_accumulate_blocking_local and reads the element back. Indices
+ * name rows of `edges` above. */
+static const struct {
+  dart_operation_t op;
+  int target, operand, expect;
+} minmax_cases[] = {
+  { DART_OP_MAX, 0, 4, 4 }, /* MAX(1.5, NaN): the NaN operand */
+  { DART_OP_MAX, 4, 0, 0 }, /* MAX(NaN, 1.5): the operand */
+  { DART_OP_MAX, 2, 1, 1 }, /* MAX(+0, -0): -0 */
+  { DART_OP_MAX, 1, 2, 2 }, /* MAX(-0, +0): +0 */
+  { DART_OP_MIN, 1, 2, 2 }, /* MIN(-0, +0): +0 */
+  { DART_OP_MIN, 2, 1, 1 }, /* MIN(+0, -0): -0 */
+  { DART_OP_MIN, 6, 5, 5 }, /* MIN(-NaN, -2): -2 */
+  { DART_OP_MIN, 5, 6, 6 }, /* MIN(-2, -NaN): the NaN operand */
+  { DART_OP_MAX, 7, 0, 7 }, /* MAX(inf, 1.5): inf stays */
+  { DART_OP_MIN, 5, 0, 5 }, /* MIN(-2, 1.5): -2 stays */
+};
+#define N_MINMAX (sizeof minmax_cases / sizeof *minmax_cases)
+
+static void test_minmax_edges(void)
+{
+  static const dart_datatype_t types[] = {
+    DART_TYPE_FLOAT, DART_TYPE_DOUBLE, DART_TYPE_LONG_DOUBLE
+  };
+  const int owner = n - 1;
+  dart_gptr_t seg;
+  ASSERT_OK(dart_team_memalloc_aligned(DART_TEAM_ALL, 16, DART_TYPE_BYTE,
+                                       &seg));
+  dart_gptr_t g = gptr_at(seg, owner, 0);
+  for (int ti = 0; ti < 3 && me == 0; ++ti) {
+    dart_datatype_t t = types[ti];
+    size_t bytes = basic_value_bytes(t);
+    STAGE("MIN/MAX %s: signed zeros, NaNs", tname(t));
+    for (size_t c = 0; c < N_MINMAX; ++c) {
+      unsigned char target[16], operand[16], expect[16], old[16], now[16];
+      edge_value(t, minmax_cases[c].target, target);
+      edge_value(t, minmax_cases[c].operand, operand);
+      edge_value(t, minmax_cases[c].expect, expect);
+      for (int call = 0; call < 3; ++call) {
+        ASSERT_OK(dart_put_blocking(g, target, 1, t, t));
+        memset(old, 0xa5, sizeof old);
+        if (call == 0) {
+          ASSERT_OK(dart_fetch_and_op(g, operand, old, t,
+                                      minmax_cases[c].op));
+        } else if (call == 1) {
+          ASSERT_OK(dart_accumulate(g, operand, 1, t, minmax_cases[c].op));
+        } else {
+          ASSERT_OK(dart_accumulate_blocking_local(g, operand, 1, t,
+                                                   minmax_cases[c].op));
+        }
+        ASSERT_OK(dart_flush(g));
+        ASSERT_OK(dart_get_blocking(now, g, 1, t, t));
+        if ((call == 0 && memcmp(old, target, bytes) != 0) ||
+            memcmp(now, expect, bytes) != 0) {
+          FAILF("%s case %zu, call %d: %s left bytes %02x..%02x (want "
+                "%02x..%02x), fetched %02x..%02x (want %02x..%02x)",
+                tname(t), c, call, oname(minmax_cases[c].op), now[0],
+                now[bytes - 1], expect[0], expect[bytes - 1], old[0],
+                old[bytes - 1], target[0], target[bytes - 1]);
+        }
+      }
+    }
+  }
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
 static const struct test_case cases[] = {
   { "all_pairs", test_all_pairs },
   { "replace_edges", test_replace_edges },
+  { "minmax_edges", test_minmax_edges },
 };
 
 int main(int argc, char **argv)

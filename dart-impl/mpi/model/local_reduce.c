@@ -13,13 +13,13 @@ typedef void reducer(void *acc, const void *in, size_t n,
     a[i] = (expr);                                                          \
   }
 
-/* (min, max) pairs: the in-element wins only when strictly better. */
+/* (min, max) pairs, each half by the rule of MIN and MAX above. */
 #define MINMAX_PAIRS                                                        \
   for (size_t i = 0; i + 1 < n; i += 2) {                                   \
-    if (b[i] < a[i]) {                                                      \
+    if (!(a[i] < b[i])) {                                                   \
       a[i] = b[i];                                                          \
     }                                                                       \
-    if (b[i + 1] > a[i + 1]) {                                              \
+    if (!(a[i + 1] > b[i + 1])) {                                           \
       a[i + 1] = b[i + 1];                                                  \
     }                                                                       \
   }
@@ -36,8 +36,8 @@ typedef void reducer(void *acc, const void *in, size_t n,
     switch (op) {                                                           \
     case DART_OP_SUM:  EACH(T, (T)(U)(1u * (U)x + (U)y)); break;            \
     case DART_OP_PROD: EACH(T, (T)(U)(1u * (U)x * (U)y)); break;            \
-    case DART_OP_MIN:  EACH(T, y < x ? y : x);            break;            \
-    case DART_OP_MAX:  EACH(T, y > x ? y : x);            break;            \
+    case DART_OP_MIN:  EACH(T, x < y ? x : y);            break;            \
+    case DART_OP_MAX:  EACH(T, x > y ? x : y);            break;            \
     case DART_OP_BAND: EACH(T, (T)(x & y));               break;            \
     case DART_OP_BOR:  EACH(T, (T)(x | y));               break;            \
     case DART_OP_BXOR: EACH(T, (T)(x ^ y));               break;            \
@@ -58,8 +58,8 @@ typedef void reducer(void *acc, const void *in, size_t n,
     switch (op) {                                                           \
     case DART_OP_SUM:  EACH(T, x + y);           break;                     \
     case DART_OP_PROD: EACH(T, x * y);           break;                     \
-    case DART_OP_MIN:  EACH(T, y < x ? y : x);   break;                     \
-    case DART_OP_MAX:  EACH(T, y > x ? y : x);   break;                     \
+    case DART_OP_MIN:  EACH(T, x < y ? x : y);   break;                     \
+    case DART_OP_MAX:  EACH(T, x > y ? x : y);   break;                     \
     case DART_OP_MINMAX: MINMAX_PAIRS         break;                        \
     default: break;                                                         \
     }                                                                       \

@@ -74,8 +74,8 @@ static void apply_long_double(long double *target, long double value,
                               dart_operation_t op)
 {
   switch (op) {
-  case DART_OP_MIN:     *target = value < *target ? value : *target; break;
-  case DART_OP_MAX:     *target = value > *target ? value : *target; break;
+  case DART_OP_MIN:     *target = *target < value ? *target : value; break;
+  case DART_OP_MAX:     *target = *target > value ? *target : value; break;
   case DART_OP_SUM:     *target += value; break;
   case DART_OP_PROD:    *target *= value; break;
   case DART_OP_REPLACE: *target = value; break;

@@ -111,9 +111,13 @@ enum
 {
   /** No operation; never valid as an argument. */
   DART_OP_UNDEFINED = 0,
-  /** Minimum. */
+  /** Minimum: the target keeps its value only where it compares less
+   *  than the operand, else it takes the operand (a NaN on either side,
+   *  and equal values such as -0.0 and +0.0, give the operand). This is
+   *  the rule of `MPI_MIN` in Open MPI and MPICH, so an atomic gives the
+   *  same bits on every path. */
   DART_OP_MIN       = 1,
-  /** Maximum. */
+  /** Maximum: as #DART_OP_MIN with "greater". */
   DART_OP_MAX       = 2,
   /** Element pairs (minimum, maximum), reduced component-wise; only in
    *  dart_allreduce() and dart_reduce(), with an even element count. */
