@@ -345,6 +345,52 @@ static void check_bad_input(int n)
                                     &tags), DART_ERR_INVAL);
 }
 
+/* A caller-owned clone of a team's domain keeps a parent pointer into the
+ * team's tree, which dart_team_destroy frees. Reshaping the clone later
+ * must not read it: the freed tree's memory is reused first (domain-sized
+ * blocks of 0x41, so a stale read crashes or is reported by ASan). */
+static void clone_outlives_team(void)
+{
+  dart_team_t team = DART_TEAM_NULL;
+  ASSERT_OK(dart_team_clone(DART_TEAM_ALL, &team));
+  ASSERT_OK(dart_team_locality_init(team));
+  dart_domain_locality_t *copy = NULL;
+  ASSERT_OK(dart_domain_clone(domain_of(team, ".0"), &copy));
+  /* Team unit 0 is global unit 0, on the first node. */
+  dart_unit_locality_t *loc = NULL;
+  ASSERT_OK(dart_unit_locality(team, DART_TEAM_UNIT_ID(0), &loc));
+  char leaf0[DART_LOCALITY_DOMAIN_TAG_MAX_SIZE];
+  memcpy(leaf0, loc->domain_tag, sizeof leaf0);
+  ASSERT_OK(dart_team_destroy(&team));
+
+  enum { BLOCKS = 32768 }; /* about 6 MB of domains */
+  void **blocks = malloc(BLOCKS * sizeof *blocks);
+  ASSERT(blocks != NULL);
+  for (int i = 0; i < BLOCKS; ++i) {
+    blocks[i] = malloc(sizeof(dart_domain_locality_t));
+    ASSERT(blocks[i] != NULL);
+    memset(blocks[i], 0x41, sizeof(dart_domain_locality_t));
+  }
+  const char *keep[] = {leaf0};
+  STAGE("select on the clone");
+  ASSERT_OK(dart_domain_select(copy, 1, keep));
+  ASSERT_EQ(copy->num_units, 1);
+  ASSERT_EQ(copy->unit_ids[0].id, 0);
+  STAGE("group on the clone");
+  char group[DART_LOCALITY_DOMAIN_TAG_MAX_SIZE];
+  ASSERT_OK(dart_domain_group(copy, 1, keep, group));
+  ASSERT_EQ(copy->num_units, 1);
+  STAGE("exclude on the clone");
+  const char *drop[] = {group};
+  ASSERT_OK(dart_domain_exclude(copy, 1, drop));
+  ASSERT_EQ(copy->num_units, 0);
+  for (int i = 0; i < BLOCKS; ++i) {
+    free(blocks[i]);
+  }
+  free(blocks);
+  ASSERT_OK(dart_domain_destroy(copy));
+}
+
 static void locality(void)
 {
   dart_global_unit_t me;
@@ -373,6 +419,7 @@ static void locality(void)
 
 static const struct test_case cases[] = {
   { "locality", locality },
+  { "clone_outlives_team", clone_outlives_team },
 };
 
 int main(int argc, char **argv)

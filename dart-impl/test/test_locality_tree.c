@@ -438,6 +438,232 @@ static int test_add_move(dart_domain_locality_t *root)
   return 0;
 }
 
+/* Takes a few MB of domain-sized blocks filled with 0x41 so that freed
+ * domains are reused: a stale parent then reads as a huge child count
+ * and a wild children pointer (a crash without ASan, which reports the
+ * read itself). Release with heap_release. */
+enum { CHURN_BLOCKS = 32768 }; /* about 6 MB of domains */
+static void **heap_churn(void)
+{
+  void **blocks = malloc(CHURN_BLOCKS * sizeof *blocks);
+  ASSERT(blocks != NULL);
+  for (int i = 0; i < CHURN_BLOCKS; ++i) {
+    blocks[i] = malloc(sizeof(dart_domain_locality_t));
+    ASSERT(blocks[i] != NULL);
+    memset(blocks[i], 0x41, sizeof(dart_domain_locality_t));
+  }
+  return blocks;
+}
+
+static void heap_release(void **blocks)
+{
+  for (int i = 0; i < CHURN_BLOCKS; ++i) {
+    free(blocks[i]);
+  }
+  free(blocks);
+}
+
+static dart_domain_locality_t *clone_of(const dart_domain_locality_t *root,
+                                        const char *tag)
+{
+  dart_domain_locality_t *copy = NULL;
+  ASSERT_OK(dart_domain_clone(find(root, tag), &copy));
+  ASSERT(copy->parent == find(root, tag)->parent);
+  return copy;
+}
+
+/* Copies of a subdomain (clone, assign, split parts) keep the source's
+ * parent pointer; once the source tree is freed, as dart_team_destroy
+ * frees a team's, every reshaping call on the copies must still work and
+ * must not read that pointer. */
+static void copy_outlives_source(void)
+{
+  tag_t leaf[MAX_UNITS];
+  dart_domain_locality_t *root = build(2, 4, 2, NULL, leaf);
+  ASSERT(root != NULL);
+  dart_domain_locality_t *c[5];
+  for (int i = 0; i < 5; ++i) {
+    c[i] = clone_of(root, ".1");
+  }
+  dart_domain_locality_t *assigned = NULL;
+  ASSERT_OK(dart_domain_create(&assigned));
+  ASSERT_OK(dart_domain_assign(assigned, find(root, ".1.0")));
+  ASSERT(assigned->parent == find(root, ".1"));
+  dart_domain_locality_t parts[2];
+  ASSERT_OK(dart_domain_split_scope(find(root, ".1"),
+                                    DART_LOCALITY_SCOPE_NUMA, 2, parts));
+  ASSERT(parts[0].parent == root && parts[1].parent == root);
+  dart_domain_destroy(root);
+  void **blocks = heap_churn();
+
+  STAGE("exclude on a clone");
+  const char *numa0[] = {".1.0.0"};
+  ASSERT_OK(dart_domain_exclude(c[0], 1, numa0));
+  ASSERT(units_are(c[0], 2, (int[]){6, 7}) == 0 && check_tree(c[0], c[0]) == 0);
+  STAGE("select on a clone");
+  const char *core7[] = {".1.0.1.1"};
+  ASSERT_OK(dart_domain_select(c[1], 1, core7));
+  ASSERT(units_are(c[1], 1, (int[]){7}) == 0 && check_tree(c[1], c[1]) == 0);
+  STAGE("group on a clone");
+  const char *cousins[] = {".1.0.0.0", ".1.0.1.1"};
+  tag_t tag;
+  ASSERT_OK(dart_domain_group(c[2], 2, cousins, tag));
+  ASSERT_EQ(strcmp(tag, ".1.0.2"), 0);
+  ASSERT(units_are(c[2], 4, (int[]){5, 6, 4, 7}) == 0);
+  ASSERT(check_tree(c[2], c[2]) == 0);
+  STAGE("add_subdomain on a clone");
+  dart_domain_locality_t *extra = new_leaf(99);
+  ASSERT(extra != NULL);
+  ASSERT_OK(dart_domain_add_subdomain(c[3], extra, -1));
+  ASSERT_EQ(strcmp(extra->domain_tag, ".1.1"), 0);
+  ASSERT(units_are(c[3], 5, (int[]){4, 5, 6, 7, 99}) == 0);
+  ASSERT(check_tree(c[3], c[3]) == 0);
+  STAGE("move_subdomain within a clone");
+  ASSERT_OK(dart_domain_move_subdomain(find(c[4], ".1.0.1.0"),
+                                       find(c[4], ".1.0.0"), -1));
+  ASSERT(units_are(find(c[4], ".1.0.0"), 3, (int[]){4, 5, 6}) == 0);
+  ASSERT(units_are(c[4], 4, (int[]){4, 5, 6, 7}) == 0);
+  ASSERT(check_tree(c[4], c[4]) == 0);
+  ASSERT_RET(dart_domain_move_subdomain(c[4], find(c[4], ".1.0"), -1),
+             DART_ERR_INVAL);
+  STAGE("exclude on an assigned copy");
+  const char *numa1[] = {".1.0.1"};
+  ASSERT_OK(dart_domain_exclude(assigned, 1, numa1));
+  ASSERT(units_are(assigned, 2, (int[]){4, 5}) == 0);
+  STAGE("select and exclude on split parts");
+  const char *core5[] = {".1.0.0.1"};
+  ASSERT_OK(dart_domain_exclude(&parts[0], 1, core5));
+  ASSERT(units_are(&parts[0], 1, (int[]){4}) == 0);
+  const char *core6[] = {".1.0.1.0"};
+  ASSERT_OK(dart_domain_select(&parts[1], 1, core6));
+  ASSERT(units_are(&parts[1], 1, (int[]){6}) == 0);
+  ASSERT(check_tree(&parts[1], &parts[1]) == 0);
+
+  heap_release(blocks);
+  for (int i = 0; i < 5; ++i) {
+    dart_domain_destroy(c[i]);
+  }
+  dart_domain_destroy(assigned);
+  domain_release(&parts[0]);
+  domain_release(&parts[1]);
+}
+
+/* A clone added back below the parent it was copied from is an ordinary
+ * child: changes inside it reach the top of the tree. */
+static void clone_added_back(void)
+{
+  tag_t leaf[MAX_UNITS];
+  dart_domain_locality_t *root = build(2, 4, 2, NULL, leaf);
+  ASSERT(root != NULL);
+  dart_domain_locality_t *copy = clone_of(root, ".1");
+  const char *node1[] = {".1"};
+  ASSERT_OK(dart_domain_exclude(root, 1, node1));
+  ASSERT_OK(dart_domain_add_subdomain(root, copy, -1));
+  ASSERT(copy->parent == root && strcmp(copy->domain_tag, ".1") == 0);
+  const char *numa[] = {".1.0.0"};
+  ASSERT_OK(dart_domain_exclude(copy, 1, numa));
+  ASSERT(units_are(root, 6, (int[]){0, 1, 2, 3, 6, 7}) == 0);
+  ASSERT(check_tree(root, root) == 0);
+  dart_domain_destroy(root);
+}
+
+/* select and exclude that remove nothing leave a unit's leaf (whose units
+ * are its own) and its ancestors as they were. */
+static void reshape_leaf(void)
+{
+  tag_t leaf[MAX_UNITS];
+  dart_domain_locality_t *root = build(2, 4, 2, NULL, leaf);
+  ASSERT(root != NULL);
+  dart_domain_locality_t *l5 = find(root, leaf[5]);
+  const int all[] = {0, 1, 2, 3, 4, 5, 6, 7};
+  STAGE("exclude nothing from a leaf");
+  ASSERT_OK(dart_domain_exclude(l5, 0, NULL));
+  ASSERT(units_are(l5, 1, (int[]){5}) == 0 && l5->num_cores == 1);
+  ASSERT(units_are(root, 8, all) == 0 && check_tree(root, root) == 0);
+  STAGE("select nothing or itself in a leaf");
+  ASSERT_OK(dart_domain_select(l5, 0, NULL));
+  const char *self[] = {leaf[5]};
+  ASSERT_OK(dart_domain_select(l5, 1, self));
+  ASSERT(units_are(l5, 1, (int[]){5}) == 0);
+  ASSERT(units_are(find(root, ".1"), 4, (int[]){4, 5, 6, 7}) == 0);
+  ASSERT_RET(dart_domain_exclude(l5, 1, self), DART_ERR_INVAL);
+  ASSERT(units_are(root, 8, all) == 0 && check_tree(root, root) == 0);
+  STAGE("exclude nothing from an inner domain");
+  ASSERT_OK(dart_domain_exclude(find(root, ".0.0.1"), 0, NULL));
+  ASSERT(units_are(find(root, ".0.0.1"), 2, (int[]){2, 3}) == 0);
+  STAGE("an inner domain that loses all children has no units");
+  const char *cores[] = {".0.0.1.0", ".0.0.1.1"};
+  ASSERT_OK(dart_domain_exclude(find(root, ".0.0.1"), 2, cores));
+  dart_domain_locality_t *numa = find(root, ".0.0.1");
+  ASSERT(numa->num_domains == 0 && numa->num_units == 0 &&
+         numa->unit_ids == NULL);
+  ASSERT(units_are(root, 6, (int[]){0, 1, 4, 5, 6, 7}) == 0);
+  dart_domain_destroy(root);
+}
+
+/* A unit's leaf cannot become a parent (dart_locality.h): add and move
+ * refuse it and leave the tree as it was; a domain without units may. */
+static void leaf_as_parent(void)
+{
+  tag_t leaf[MAX_UNITS];
+  dart_domain_locality_t *root = build(2, 4, 2, NULL, leaf);
+  ASSERT(root != NULL);
+  const int all[] = {0, 1, 2, 3, 4, 5, 6, 7};
+  dart_domain_locality_t *l0 = find(root, leaf[0]), *l1 = find(root, leaf[1]);
+  STAGE("add below a leaf");
+  dart_domain_locality_t *extra = new_leaf(99);
+  ASSERT(extra != NULL);
+  ASSERT_RET(dart_domain_add_subdomain(l0, extra, -1), DART_ERR_INVAL);
+  ASSERT(l0->num_domains == 0 && units_are(l0, 1, (int[]){0}) == 0);
+  ASSERT(extra->parent == NULL && strcmp(extra->domain_tag, "") == 0);
+  ASSERT(units_are(root, 8, all) == 0 && check_tree(root, root) == 0);
+  STAGE("move below a leaf");
+  ASSERT_RET(dart_domain_move_subdomain(l1, l0, -1), DART_ERR_INVAL);
+  ASSERT(find(root, leaf[1]) == l1 && l0->num_domains == 0);
+  ASSERT(units_are(find(root, ".0.0.0"), 2, (int[]){0, 1}) == 0);
+  ASSERT(units_are(root, 8, all) == 0 && check_tree(root, root) == 0);
+  STAGE("move into an emptied domain");
+  const char *cores[] = {".0.0.1.0", ".0.0.1.1"};
+  ASSERT_OK(dart_domain_exclude(root, 2, cores));
+  dart_domain_locality_t *numa = find(root, ".0.0.1");
+  ASSERT_OK(dart_domain_move_subdomain(find(root, leaf[4]), numa, -1));
+  ASSERT(units_are(numa, 1, (int[]){4}) == 0);
+  ASSERT(units_are(root, 6, (int[]){0, 1, 4, 5, 6, 7}) == 0);
+  ASSERT(check_tree(root, root) == 0);
+  STAGE("add below a created domain");
+  dart_domain_locality_t *top = NULL;
+  ASSERT_OK(dart_domain_create(&top));
+  ASSERT_OK(dart_domain_add_subdomain(top, extra, -1));
+  ASSERT(units_are(top, 1, (int[]){99}) == 0);
+  dart_domain_destroy(top);
+  dart_domain_destroy(root);
+}
+
+/* Scope queries zero their count on every failure, NULL lists included. */
+static void scope_outputs_on_failure(void)
+{
+  tag_t leaf[MAX_UNITS];
+  dart_domain_locality_t *root = build(2, 2, 0, NULL, leaf);
+  ASSERT(root != NULL);
+  int n = 7;
+  ASSERT_RET(dart_domain_scope_tags(root, DART_LOCALITY_SCOPE_NODE, &n, NULL),
+             DART_ERR_INVAL);
+  ASSERT_EQ(n, 0);
+  n = 7;
+  ASSERT_RET(dart_domain_scope_domains(root, DART_LOCALITY_SCOPE_NODE, &n,
+                                       NULL), DART_ERR_INVAL);
+  ASSERT_EQ(n, 0);
+  dart_domain_locality_t **ds = (dart_domain_locality_t **)&ds;
+  ASSERT_RET(dart_domain_scope_domains(root, DART_LOCALITY_SCOPE_NODE, NULL,
+                                       &ds), DART_ERR_INVAL);
+  ASSERT(ds == NULL);
+  char **tags = (char **)&tags;
+  ASSERT_RET(dart_domain_scope_tags(root, DART_LOCALITY_SCOPE_NODE, NULL,
+                                    &tags), DART_ERR_INVAL);
+  ASSERT(tags == NULL);
+  dart_domain_destroy(root);
+}
+
 /* Runs `test` on a new tree of 2 nodes x 4 units x 2 NUMA domains, then
  * checks the invariants of what it left. */
 static int on_fresh_tree(int (*test)(dart_domain_locality_t *))
@@ -472,6 +698,11 @@ static const struct test_case cases[] = {
   { "split", split },
   { "group", group },
   { "add_move", add_move },
+  { "copy_outlives_source", copy_outlives_source },
+  { "clone_added_back", clone_added_back },
+  { "reshape_leaf", reshape_leaf },
+  { "leaf_as_parent", leaf_as_parent },
+  { "scope_outputs_on_failure", scope_outputs_on_failure },
 };
 
 int main(int argc, char **argv)

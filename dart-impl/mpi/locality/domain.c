@@ -2,9 +2,81 @@
 
 #include "base/logging.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The copy-root registry (domain.h): a small chained hash set keyed by
+ * address, one lock for all trees (entries are few, lookups short). */
+struct copy_root {
+  const dart_domain_locality_t *domain;
+  /* The parent value the copy got; a domain whose parent changed since
+   * (relinked by the caller) is not treated as that copy any more. */
+  const dart_domain_locality_t *parent;
+  struct copy_root             *next;
+};
+
+#define COPY_ROOT_BUCKETS 64
+
+static struct copy_root *copy_roots[COPY_ROOT_BUCKETS];
+static pthread_mutex_t   copy_roots_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The link that points at d's entry, or the bucket's terminating NULL
+ * link if d has none. Caller holds copy_roots_lock. */
+static struct copy_root **copy_root_link(const dart_domain_locality_t *d)
+{
+  uintptr_t a = (uintptr_t)d;
+  struct copy_root **link = &copy_roots[((a >> 4) ^ (a >> 12)) %
+                                        COPY_ROOT_BUCKETS];
+  while (*link != NULL && (*link)->domain != d) {
+    link = &(*link)->next;
+  }
+  return link;
+}
+
+dart_ret_t domain_mark_copy_root(const dart_domain_locality_t *d,
+                                 const dart_domain_locality_t *parent)
+{
+  if (parent == NULL) {
+    domain_forget_copy_root(d);
+    return DART_OK;
+  }
+  pthread_mutex_lock(&copy_roots_lock);
+  struct copy_root **link = copy_root_link(d);
+  if (*link == NULL && (*link = malloc(sizeof **link)) != NULL) {
+    (*link)->domain = d;
+    (*link)->next   = NULL;
+  }
+  bool marked = *link != NULL;
+  if (marked) {
+    (*link)->parent = parent;
+  }
+  pthread_mutex_unlock(&copy_roots_lock);
+  return marked ? DART_OK : DART_ERR_NOMEM;
+}
+
+void domain_forget_copy_root(const dart_domain_locality_t *d)
+{
+  pthread_mutex_lock(&copy_roots_lock);
+  struct copy_root **link = copy_root_link(d);
+  struct copy_root *entry = *link;
+  if (entry != NULL) {
+    *link = entry->next;
+    free(entry);
+  }
+  pthread_mutex_unlock(&copy_roots_lock);
+}
+
+static bool is_copy_root(const dart_domain_locality_t *d)
+{
+  pthread_mutex_lock(&copy_roots_lock);
+  const struct copy_root *entry = *copy_root_link(d);
+  bool copy = entry != NULL && entry->parent == d->parent;
+  pthread_mutex_unlock(&copy_roots_lock);
+  return copy;
+}
 
 void domain_set_defaults(dart_domain_locality_t *d)
 {
@@ -21,6 +93,8 @@ void domain_set_defaults(dart_domain_locality_t *d)
 
 void domain_release(dart_domain_locality_t *d)
 {
+  /* Its address may come back as an unrelated domain. */
+  domain_forget_copy_root(d);
   for (int i = 0; i < d->num_domains; ++i) {
     domain_release(d->children[i]);
     free(d->children[i]);
@@ -65,6 +139,7 @@ dart_ret_t domain_copy(dart_domain_locality_t *dst,
         goto nomem;
       }
       child->parent = dst;
+      domain_forget_copy_root(child);
     }
   }
   return DART_OK;
@@ -77,7 +152,7 @@ nomem:
 dart_domain_locality_t *domain_owner(const dart_domain_locality_t *d)
 {
   dart_domain_locality_t *p = d->parent;
-  if (p == NULL || d->relative_index < 0 ||
+  if (p == NULL || is_copy_root(d) || d->relative_index < 0 ||
       d->relative_index >= p->num_domains ||
       p->children[d->relative_index] != d) {
     return NULL;
@@ -153,6 +228,9 @@ dart_ret_t domain_aggregate(dart_domain_locality_t *d)
     dart_domain_locality_t *c = d->children[i];
     c->relative_index = i;
     c->parent = d;
+    /* A child in a tree is nobody's copy root, whatever lived at its
+     * address before. */
+    domain_forget_copy_root(c);
     units += c->num_units > 0 && c->unit_ids != NULL ? c->num_units : 0;
     cores += c->num_cores > 0 ? c->num_cores : 0;
     if (i > 0 && (c->num_units != d->children[0]->num_units ||
@@ -270,12 +348,17 @@ dart_ret_t domain_scope_list(const char *call,
                              dart_locality_scope_t scope, bool log_absent,
                              int *count, dart_domain_locality_t ***out)
 {
+  /* Outputs read 0 and NULL on every failure, a NULL partner included. */
+  if (count != NULL) {
+    *count = 0;
+  }
+  if (out != NULL) {
+    *out = NULL;
+  }
   if (count == NULL || out == NULL) {
     return report_error(DART_ERR_INVAL, call, "%s is NULL",
                         count == NULL ? "count output" : "list output");
   }
-  *count = 0;
-  *out = NULL;
   if (d == NULL) {
     return report_error(DART_ERR_INVAL, call, "domain is NULL");
   }

@@ -17,8 +17,23 @@
 /* The default state of dart_domain_create (dart_locality.h). */
 void domain_set_defaults(dart_domain_locality_t *d);
 
-/* Frees d's subtree, unit ids and aliases, not d; d is left in defaults. */
+/* Frees d's subtree, unit ids and aliases, not d; d is left in defaults
+ * and is no copy root any more. */
 void domain_release(dart_domain_locality_t *d);
+
+/* Copy roots: the top domain of a copy (dart_domain_clone,
+ * dart_domain_assign, dart_domain_split_scope) keeps the source's parent
+ * pointer, whose tree may be freed while the copy lives (dart_team_destroy).
+ * The public struct has no room for a mark, so a process-wide registry
+ * remembers each such domain with the parent value it got; domain_owner
+ * never reads the parent of a registered domain whose parent still has
+ * that value. domain_mark_copy_root registers d (a NULL parent only
+ * unregisters it: a root has nothing to guard); DART_ERR_NOMEM leaves the
+ * registry as it was. domain_forget_copy_root unregisters d; called when d
+ * is released and when it becomes a child in a tree. MT-safe. */
+dart_ret_t domain_mark_copy_root(const dart_domain_locality_t *d,
+                                 const dart_domain_locality_t *parent);
+void domain_forget_copy_root(const dart_domain_locality_t *d);
 
 /* Deep copy of src and its subtree into *dst (whose old contents are
  * ignored). dst->parent = src->parent, aliases are not copied. On
@@ -28,7 +43,8 @@ dart_ret_t domain_copy(dart_domain_locality_t *dst,
 
 /* d's parent if that parent really holds d as a child, else NULL: a
  * clone's parent pointer leads into the tree it was copied from, and
- * walking up there would modify the original. */
+ * walking up there would modify the original. The parent of a copy root
+ * is not read at all (it may be freed). */
 dart_domain_locality_t *domain_owner(const dart_domain_locality_t *d);
 
 /* The top of d's tree, following domain_owner. */
@@ -36,7 +52,9 @@ dart_domain_locality_t *domain_top(dart_domain_locality_t *d);
 
 /* Rebuilds what d derives from its children: relative indices and parent
  * links, unit list, core count, symmetry, and (for scopes coarser than
- * NODE) the node count and node id. */
+ * NODE) the node count and node id. A domain without children ends up with
+ * no units, so a unit's leaf (whose units are its own) comes here only to
+ * be emptied (split parts past the last domain). */
 dart_ret_t domain_aggregate(dart_domain_locality_t *d);
 
 /* domain_aggregate on d and then on every owning ancestor. */

@@ -39,6 +39,13 @@ dart_ret_t dart_domain_clone(const dart_domain_locality_t *domain_in,
                         "out of memory copying domain '%s'",
                         domain_in->domain_tag);
   }
+  /* The copy keeps domain_in's parent, which may be freed before it. */
+  if (domain_mark_copy_root(copy, copy->parent) != DART_OK) {
+    dart_domain_destroy(copy);
+    return report_error(DART_ERR_NOMEM, __func__,
+                        "out of memory registering the copy of '%s'",
+                        domain_in->domain_tag);
+  }
   *domain_out = copy;
   return DART_OK;
 }
@@ -69,11 +76,22 @@ dart_ret_t dart_domain_assign(dart_domain_locality_t *domain_lhs,
                         "out of memory copying domain '%s'",
                         domain_rhs->domain_tag);
   }
-  domain_release(domain_lhs);
+  /* lhs gets rhs's parent, which may be freed before lhs; registering
+   * can fail, so it comes before lhs changes. */
+  if (domain_mark_copy_root(domain_lhs, copy.parent) != DART_OK) {
+    domain_release(&copy);
+    return report_error(DART_ERR_NOMEM, __func__,
+                        "out of memory registering the copy of '%s'",
+                        domain_rhs->domain_tag);
+  }
+  /* Release the old contents through a stand-in: releasing domain_lhs
+   * itself would drop the registration made above. */
+  dart_domain_locality_t old = *domain_lhs;
   *domain_lhs = copy;
   for (int i = 0; i < domain_lhs->num_domains; ++i) {
     domain_lhs->children[i]->parent = domain_lhs;
   }
+  domain_release(&old);
   return DART_OK;
 }
 
@@ -114,6 +132,10 @@ dart_ret_t dart_domain_scope_tags(const dart_domain_locality_t *domain_in,
                                   int *num_domains_out,
                                   char ***domain_tags_out)
 {
+  /* The count reads 0 on failure even when the list pointer is missing. */
+  if (num_domains_out != NULL) {
+    *num_domains_out = 0;
+  }
   if (domain_tags_out == NULL) {
     return report_error(DART_ERR_INVAL, __func__, "domain_tags_out is NULL");
   }

@@ -139,6 +139,11 @@ static dart_ret_t reshape(const char *call, dart_domain_locality_t *d, int n,
                         "cannot exclude domain '%s' from itself",
                         d->domain_tag);
   }
+  /* Nothing lies below a domain without children, and its units are its
+   * own (a unit's leaf): rebuilding them from children would drop them. */
+  if (d->num_domains == 0) {
+    return DART_OK;
+  }
   ret = change(d, n, tags);
   if (ret == DART_OK) {
     ret = domain_update_upwards(domain_owner(d));
@@ -200,7 +205,11 @@ dart_ret_t dart_domain_split_scope(const dart_domain_locality_t *domain_in,
     dart_domain_locality_t *part = &split_domain_out[p];
     ret = domain_copy(part, domain_in);
     if (ret == DART_OK) {
-      ret = prune_to(part, last - first, tags + first);
+      /* The part keeps domain_in's parent, which may be freed first. */
+      ret = domain_mark_copy_root(part, part->parent);
+      if (ret == DART_OK) {
+        ret = prune_to(part, last - first, tags + first);
+      }
       if (ret != DART_OK) {
         domain_release(part);
       }
@@ -278,6 +287,9 @@ static void insert_at(dart_domain_locality_t *p, dart_domain_locality_t *c,
   p->children[pos] = c;
   p->num_domains++;
   c->parent = p;
+  /* A clone put back below the very parent it was copied from is a
+   * child like any other now. */
+  domain_forget_copy_root(c);
   retag(c, tag, p->level + 1, p->team);
 }
 
@@ -302,6 +314,21 @@ static bool grow_children(dart_domain_locality_t *p, int extra)
   }
   p->children = grown;
   return true;
+}
+
+/* A domain with units but no children is a unit's leaf: its units are its
+ * own, not its children's (dart_domain_locality_s), so it cannot take a
+ * child without losing them or breaking that rule. */
+static dart_ret_t check_new_parent(const char *call,
+                                   const dart_domain_locality_t *p)
+{
+  if (p->num_domains == 0 && p->num_units > 0 && p->unit_ids != NULL) {
+    return report_error(DART_ERR_INVAL, call,
+                        "'%s' holds %d unit(s) of its own and no children: "
+                        "a leaf cannot become a parent", p->domain_tag,
+                        p->num_units);
+  }
+  return DART_OK;
 }
 
 static bool unit_in(const dart_domain_locality_t *d, dart_global_unit_t u)
@@ -348,6 +375,10 @@ dart_ret_t dart_domain_add_subdomain(dart_domain_locality_t *domain,
     return report_error(DART_ERR_INVAL, __func__, "%s is NULL",
                         domain == NULL ? "domain" : "subdomain");
   }
+  dart_ret_t ret = check_new_parent(__func__, domain);
+  if (ret != DART_OK) {
+    return ret;
+  }
   dart_domain_locality_t *top = domain_top(domain);
   if (domain_owner(subdomain) != NULL || top == subdomain) {
     return report_error(DART_ERR_INVAL, __func__,
@@ -365,9 +396,8 @@ dart_ret_t dart_domain_add_subdomain(dart_domain_locality_t *domain,
     }
   }
   char tag[TAG_SIZE];
-  dart_ret_t ret = prepare_insert(__func__, domain, subdomain,
-                                  subdomain_rel_id, domain->num_domains,
-                                  NULL, tag);
+  ret = prepare_insert(__func__, domain, subdomain, subdomain_rel_id,
+                       domain->num_domains, NULL, tag);
   if (ret != DART_OK) {
     return ret;
   }
@@ -382,6 +412,10 @@ dart_ret_t dart_domain_move_subdomain(dart_domain_locality_t *domain,
   if (domain == NULL || new_parent_domain == NULL) {
     return report_error(DART_ERR_INVAL, __func__, "%s is NULL",
                         domain == NULL ? "domain" : "new_parent_domain");
+  }
+  dart_ret_t ret = check_new_parent(__func__, new_parent_domain);
+  if (ret != DART_OK) {
+    return ret;
   }
   dart_domain_locality_t *old_parent = domain_owner(domain);
   if (old_parent == NULL) {
@@ -406,8 +440,8 @@ dart_ret_t dart_domain_move_subdomain(dart_domain_locality_t *domain,
   int limit = new_parent_domain->num_domains -
               (new_parent_domain == old_parent ? 1 : 0);
   char tag[TAG_SIZE];
-  dart_ret_t ret = prepare_insert(__func__, new_parent_domain, domain,
-                                  new_domain_rel_id, limit, domain, tag);
+  ret = prepare_insert(__func__, new_parent_domain, domain,
+                       new_domain_rel_id, limit, domain, tag);
   if (ret != DART_OK) {
     return ret;
   }
@@ -420,14 +454,17 @@ dart_ret_t dart_domain_move_subdomain(dart_domain_locality_t *domain,
   return nomem_if_failed(__func__, ret);
 }
 
-/* The lowest common ancestor of the domains, strictly above all of them. */
-static dart_domain_locality_t *common_ancestor(dart_domain_locality_t **ds,
+/* The lowest common ancestor of the domains (all strictly below top),
+ * strictly above all of them. The walk stops at top: above it may lie the
+ * freed tree a copy was taken from. */
+static dart_domain_locality_t *common_ancestor(dart_domain_locality_t *top,
+                                               dart_domain_locality_t **ds,
                                                int n)
 {
   dart_domain_locality_t *lca = ds[0]->parent;
-  for (int i = 1; i < n && lca != NULL; ++i) {
+  for (int i = 1; i < n && lca != top; ++i) {
     const char *tag = ds[i]->domain_tag;
-    while (lca != NULL && !tag_covers_listed(lca->domain_tag, 1, &tag)) {
+    while (lca != top && !tag_covers_listed(lca->domain_tag, 1, &tag)) {
       lca = lca->parent;
     }
   }
@@ -517,7 +554,7 @@ dart_ret_t dart_domain_group(dart_domain_locality_t *domain_in,
     free(members);
     return ret;
   }
-  dart_domain_locality_t *lca = common_ancestor(members, n);
+  dart_domain_locality_t *lca = common_ancestor(domain_in, members, n);
   char tag[TAG_SIZE];
   bool fits = tag_child(tag, lca->domain_tag, next_component(lca, NULL));
   for (int i = 0; fits && i < n; ++i) {

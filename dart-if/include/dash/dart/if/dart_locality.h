@@ -251,10 +251,13 @@ dart_ret_t dart_domain_exclude(
  * \param[in]     subdomain        The domain to insert.
  * \param[in]     subdomain_rel_id Child position; negative appends.
  * \retval DART_OK        Inserted.
- * \retval DART_ERR_INVAL A pointer is NULL, `subdomain` is part of a
- *                        hierarchy, one of its units is in the hierarchy
- *                        already, the position is past the children, or a
- *                        tag would grow too long.
+ * \retval DART_ERR_INVAL A pointer is NULL, `domain` is a leaf that holds
+ *                        units (a unit's domain: its units are its own,
+ *                        not its children's, so it takes no children),
+ *                        `subdomain` is part of a hierarchy, one of its
+ *                        units is in the hierarchy already, the position
+ *                        is past the children, or a tag would grow too
+ *                        long. The tree is unchanged.
  * \retval DART_ERR_NOMEM Out of memory.
  */
 dart_ret_t dart_domain_add_subdomain(
@@ -275,9 +278,11 @@ dart_ret_t dart_domain_add_subdomain(
  * \param[in]     new_domain_rel_id Child position; negative appends.
  * \retval DART_OK        Moved.
  * \retval DART_ERR_INVAL A pointer is NULL, `domain` has no parent, the
- *                        new parent lies below `domain` or in another
- *                        hierarchy, the position is past the children, or
- *                        a tag would grow too long.
+ *                        new parent is a leaf that holds units (as for
+ *                        dart_domain_add_subdomain()), lies below `domain`
+ *                        or in another hierarchy, the position is past the
+ *                        children, or a tag would grow too long. The tree
+ *                        is unchanged.
  * \retval DART_ERR_NOMEM Out of memory.
  */
 dart_ret_t dart_domain_move_subdomain(
