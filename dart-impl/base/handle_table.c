@@ -114,6 +114,19 @@ void *handle_table_remove(struct handle_table *table, intptr_t id)
   return entry;
 }
 
+void handle_table_each(struct handle_table *table,
+                       void (*visit)(void *entry, void *arg), void *arg)
+{
+  pthread_mutex_lock(&table->lock);
+  for (uint32_t s = 0; s < table->used_slots && table->live > 0; ++s) {
+    struct handle_slot *slot = slot_at(table, s);
+    if (slot != NULL && slot->entry != NULL) {
+      visit(slot->entry, arg);
+    }
+  }
+  pthread_mutex_unlock(&table->lock);
+}
+
 void handle_table_clear(struct handle_table *table, void (*destroy)(void *))
 {
   pthread_mutex_lock(&table->lock);

@@ -38,6 +38,11 @@ intptr_t handle_table_insert(struct handle_table *table, void *entry);
 void *handle_table_lookup(struct handle_table *table, intptr_t id);
 /* Removes a live id and returns its entry; NULL if the id is not live. */
 void *handle_table_remove(struct handle_table *table, intptr_t id);
+/* Calls `visit` on every live entry, under the table's lock: `visit`
+ * must not insert or remove. Nothing is visited while the table is
+ * empty, whatever it held before. */
+void handle_table_each(struct handle_table *table,
+                       void (*visit)(void *entry, void *arg), void *arg);
 /* Removes every live entry, calling `destroy` on each, and frees the
  * table's memory; the table is empty and reusable afterwards. Ids handed
  * out before stay dead: the slots made afterwards start past every

@@ -92,9 +92,43 @@ static void ids_dead_after_clear(void)
   free(old);
 }
 
+/* handle_table_each visits every live entry once, none removed. */
+static void sum_entry(void *entry, void *sum)
+{
+  *(long *)sum += *(int *)entry;
+}
+
+static void each_live_entry(void)
+{
+  struct handle_table t = HANDLE_TABLE_INITIALIZER;
+  static int values[2 * HANDLE_TABLE_CHUNK];
+  intptr_t ids[2 * HANDLE_TABLE_CHUNK];
+  long want = 0;
+  for (int i = 0; i < 2 * HANDLE_TABLE_CHUNK; ++i) {
+    values[i] = i + 1;
+    ids[i] = handle_table_insert(&t, &values[i]);
+    ASSERT(ids[i] != 0);
+  }
+  for (int i = 0; i < 2 * HANDLE_TABLE_CHUNK; ++i) {
+    if (i % 3 == 0) {
+      ASSERT(handle_table_remove(&t, ids[i]) == &values[i]);
+    } else {
+      want += i + 1;
+    }
+  }
+  long sum = 0;
+  handle_table_each(&t, sum_entry, &sum);
+  ASSERT_EQ(sum, want);
+  handle_table_clear(&t, NULL);
+  sum = 0;
+  handle_table_each(&t, sum_entry, &sum);
+  ASSERT_EQ(sum, 0);
+}
+
 static const struct test_case cases[] = {
   { "insert_lookup_remove", insert_lookup_remove },
   { "ids_dead_after_clear", ids_dead_after_clear },
+  { "each_live_entry", each_live_entry },
 };
 
 int main(int argc, char **argv)

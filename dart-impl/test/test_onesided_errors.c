@@ -376,9 +376,116 @@ static void check_stale_target(void)
 static void errors(void) { on_both_teams(test_errors); }
 static void null_handles(void) { on_both_teams(test_null_handles); }
 
+/* ---------------------------------------------------------------------
+ * Handles: listed twice, and outliving their segment or team.
+ * --------------------------------------------------------------------- */
+
+/* A handle listed twice in one waitall or testall is one transfer: the
+ * call succeeds and sets every place to DART_HANDLE_NULL. */
+static void test_duplicate_handles(const struct ctx *c)
+{
+  STAGE("%s: a handle listed twice", c->label);
+  dart_gptr_t seg = alloc_portions(c, 4 * sizeof(long));
+  int next = (c->me + 1) % c->n, prev = (c->me + c->n - 1) % c->n;
+  long v[3] = { key(c->global_of[c->me], 60), key(c->global_of[c->me], 61),
+                key(c->global_of[c->me], 62) };
+  long got = 0;
+  dart_handle_t h;
+  ASSERT_OK(dart_put_handle(gptr_at(seg, next, 0), &v[0], 1, DART_TYPE_LONG,
+                            DART_TYPE_LONG, &h));
+  dart_handle_t three[3] = { h, DART_HANDLE_NULL, h };
+  ASSERT_OK(dart_waitall(three, 3));
+  ASSERT(three[0] == DART_HANDLE_NULL && three[2] == DART_HANDLE_NULL);
+  ASSERT_OK(dart_put_handle(gptr_at(seg, next, sizeof(long)), &v[1], 1,
+                            DART_TYPE_LONG, DART_TYPE_LONG, &h));
+  dart_handle_t two[2] = { h, h };
+  int32_t done = 0;
+  while (!done) {
+    ASSERT_OK(dart_testall(two, 2, &done));
+  }
+  ASSERT(two[0] == DART_HANDLE_NULL && two[1] == DART_HANDLE_NULL);
+  ASSERT_OK(dart_put_handle(gptr_at(seg, next, 2 * sizeof(long)), &v[2], 1,
+                            DART_TYPE_LONG, DART_TYPE_LONG, &h));
+  ASSERT_OK(dart_flush(gptr_at(seg, next, 0)));
+  ASSERT_OK(dart_barrier(c->team));
+  ASSERT_OK(dart_get_handle(&got, gptr_at(seg, next, 2 * sizeof(long)), 1,
+                            DART_TYPE_LONG, DART_TYPE_LONG, &two[0]));
+  two[1] = two[0];
+  dart_handle_t put_h = h;
+  ASSERT_OK(dart_waitall_local(two, 2));
+  ASSERT(two[0] == DART_HANDLE_NULL && two[1] == DART_HANDLE_NULL);
+  ASSERT_EQ(got, v[2]);
+  ASSERT_OK(dart_wait(&put_h));
+  ASSERT_OK(dart_barrier(c->team));
+  const long *mine = (const long *)(void *)local_base(seg, c->me);
+  for (int k = 0; k < 3; ++k) {
+    ASSERT_EQ(mine[k], key(c->global_of[prev], 60 + k));
+  }
+  ASSERT_OK(dart_barrier(c->team));
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
+/* A handle not consumed before its segment is freed (its transfer
+ * flushed first, as the API asks): the wait afterwards succeeds and
+ * touches nothing of the segment, whose window is gone or serves the next
+ * allocation; the same after the segment's team is destroyed. */
+static void test_handles_outliving(const struct ctx *c)
+{
+  STAGE("%s: handles outliving their segment", c->label);
+  int next = (c->me + 1) % c->n;
+  long v = key(c->global_of[c->me], 63), got = -1;
+  dart_gptr_t seg = alloc_portions(c, sizeof(long));
+  dart_handle_t put_h, get_h;
+  ASSERT_OK(dart_put_handle(gptr_at(seg, next, 0), &v, 1, DART_TYPE_LONG,
+                            DART_TYPE_LONG, &put_h));
+  ASSERT_OK(dart_flush_all(seg));
+  ASSERT_OK(dart_barrier(c->team));
+  ASSERT_OK(dart_get_handle(&got, gptr_at(seg, next, 0), 1, DART_TYPE_LONG,
+                            DART_TYPE_LONG, &get_h));
+  ASSERT_OK(dart_flush_local_all(seg));
+  ASSERT_OK(dart_barrier(c->team));
+  ASSERT_OK(dart_team_memfree(seg));
+  dart_gptr_t again = alloc_portions(c, 1024); /* may take the old slot */
+  ASSERT_OK(dart_wait(&put_h));
+  ASSERT_OK(dart_wait_local(&get_h));
+  ASSERT(put_h == DART_HANDLE_NULL && get_h == DART_HANDLE_NULL);
+  ASSERT_EQ(got, v);
+  ASSERT_OK(dart_barrier(c->team));
+  ASSERT_OK(dart_team_memfree(again));
+
+  STAGE("%s: handles outliving their team", c->label);
+  dart_team_t clone = DART_TEAM_NULL;
+  ASSERT_OK(dart_team_clone(c->team, &clone));
+  dart_gptr_t cs;
+  ASSERT_OK(dart_team_memalloc_aligned(clone, 8, DART_TYPE_LONG, &cs));
+  ASSERT_OK(dart_put_handle(gptr_at(cs, next, 0), &v, 1, DART_TYPE_LONG,
+                            DART_TYPE_LONG, &put_h));
+  dart_handle_t pair[2] = { put_h, DART_HANDLE_NULL };
+  ASSERT_OK(dart_get_handle(&got, gptr_at(cs, next, 0), 1, DART_TYPE_LONG,
+                            DART_TYPE_LONG, &pair[1]));
+  ASSERT_OK(dart_flush_all(cs));
+  ASSERT_OK(dart_barrier(clone));
+  ASSERT_OK(dart_team_memfree(cs));
+  ASSERT_OK(dart_team_destroy(&clone));
+  /* Memory the team's windows had may serve someone else now. */
+  void *reuse = xmalloc(1 << 20);
+  memset(reuse, 0x5a, 1 << 20);
+  ASSERT_OK(dart_waitall(pair, 2));
+  ASSERT(pair[0] == DART_HANDLE_NULL && pair[1] == DART_HANDLE_NULL);
+  free(reuse);
+  ASSERT_OK(dart_barrier(c->team));
+}
+
+static void handle_lifetimes(void)
+{
+  on_both_teams(test_duplicate_handles);
+  on_both_teams(test_handles_outliving);
+}
+
 static const struct test_case cases[] = {
   { "errors", errors },
   { "null_handles", null_handles },
+  { "handle_lifetimes", handle_lifetimes },
   { "stale_target", check_stale_target },
 };
 

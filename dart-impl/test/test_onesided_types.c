@@ -253,9 +253,40 @@ static void test_zero(const struct ctx *c)
     ASSERT_OK(dart_put(g, NULL, 0, DART_TYPE_INT, s));
     ASSERT_OK(dart_flush(g));
   }
+  /* Nothing moves, but the pointer is checked all the same
+   * (dart_communication.h, "Validity of a target"): the null pointer, a
+   * unit outside the team, an offset past the portion, a freed segment. */
+  long v = 0;
+  dart_gptr_t past = gptr_at(seg, c->me, 64 + 64 * (uint64_t)c->me + 1);
+  dart_gptr_t outside = gptr_at(seg, 0, 0);
+  outside.unitid = c->n;
+  dart_gptr_t bad[] = { DART_GPTR_NULL, outside, past };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+    dart_handle_t h = (dart_handle_t)0x1234;
+    ASSERT_RET(dart_put(bad[i], &v, 0, DART_TYPE_LONG, DART_TYPE_LONG),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_get(&v, bad[i], 0, DART_TYPE_LONG, DART_TYPE_LONG),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_put_blocking(bad[i], &v, 0, DART_TYPE_LONG,
+                                 DART_TYPE_LONG), DART_ERR_INVAL);
+    ASSERT_RET(dart_get_blocking(&v, bad[i], 0, DART_TYPE_LONG,
+                                 DART_TYPE_LONG), DART_ERR_INVAL);
+    ASSERT_RET(dart_get_handle(&v, bad[i], 0, DART_TYPE_LONG, DART_TYPE_LONG,
+                               &h), DART_ERR_INVAL);
+    ASSERT(h == DART_HANDLE_NULL);
+    ASSERT_RET(dart_accumulate(bad[i], &v, 0, DART_TYPE_LONG, DART_OP_SUM),
+               DART_ERR_INVAL);
+  }
   ASSERT_OK(dart_type_destroy(&s));
   ASSERT_OK(dart_barrier(c->team));
+  dart_gptr_t freed = gptr_at(seg, c->me, 0);
   ASSERT_OK(dart_team_memfree(seg));
+  ASSERT_RET(dart_put_blocking(freed, &v, 0, DART_TYPE_LONG, DART_TYPE_LONG),
+             DART_ERR_INVAL);
+  ASSERT_RET(dart_get(&v, freed, 0, DART_TYPE_LONG, DART_TYPE_LONG),
+             DART_ERR_INVAL);
+  ASSERT_RET(dart_accumulate(freed, &v, 0, DART_TYPE_LONG, DART_OP_SUM),
+             DART_ERR_INVAL);
 }
 
 /* Registered memory: RMA except for the caller itself. */

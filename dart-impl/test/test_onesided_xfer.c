@@ -543,7 +543,82 @@ static void pairwise(void)
   }
 }
 
+/* Overlapping ranges (dart_communication.h, "Overlapping buffers"): a
+ * unit puts from a part of its own portion into the same portion, and
+ * gets from it into it, shifted by a few bytes either way, at every size
+ * where the copy changes strategy; the result must be memmove's, and no
+ * byte outside the destination may change. Where the own portion is
+ * reached through MPI (DART_SHM_PATH=off) the outcome is MPI's: skipped. */
+#define OVERLAP_AREA 8192
+
+static void overlap_round(dart_gptr_t seg, int target, int kind, size_t size,
+                          long shift, unsigned char *expect)
+{
+  unsigned char *area = (unsigned char *)local_base(seg, target);
+  const size_t base = 2048;
+  for (size_t i = 0; i < OVERLAP_AREA; ++i) {
+    area[i] = (unsigned char)(i * 7 + 3 + (size_t)kind);
+  }
+  memcpy(expect, area, OVERLAP_AREA);
+  memmove(expect + base + shift, expect + base, size);
+  dart_gptr_t from = gptr_at(seg, target, base);
+  dart_gptr_t to = gptr_at(seg, target, (uint64_t)((long)base + shift));
+  switch (kind) {
+  case 0:
+    ASSERT_OK(dart_put_blocking(to, area + base, size, DART_TYPE_BYTE,
+                                DART_TYPE_BYTE));
+    break;
+  case 1:
+    ASSERT_OK(dart_get_blocking(area + base + shift, from, size,
+                                DART_TYPE_BYTE, DART_TYPE_BYTE));
+    break;
+  case 2:
+    ASSERT_OK(dart_put(to, area + base, size, DART_TYPE_BYTE,
+                       DART_TYPE_BYTE));
+    ASSERT_OK(dart_flush(to));
+    break;
+  default:
+    ASSERT_OK(dart_get(area + base + shift, from, size, DART_TYPE_BYTE,
+                       DART_TYPE_BYTE));
+    ASSERT_OK(dart_flush_local(from));
+    break;
+  }
+  for (size_t i = 0; i < OVERLAP_AREA; ++i) {
+    if (area[i] != expect[i]) {
+      FAILF("%s of %zu bytes shifted by %ld on unit %d: byte %zu is %u, "
+            "memmove gives %u", kind == 0 ? "put_blocking"
+            : kind == 1 ? "get_blocking" : kind == 2 ? "put" : "get",
+            size, shift, target, i, area[i], expect[i]);
+    }
+  }
+}
+
+static void test_overlap(const struct ctx *c)
+{
+  STAGE("%s: overlapping source and destination", c->label);
+  dart_gptr_t seg;
+  ASSERT_OK(dart_team_memalloc_aligned(c->team, OVERLAP_AREA, DART_TYPE_BYTE,
+                                       &seg));
+  static const size_t sizes[] = { 1, 2, 3, 7, 8, 15, 16, 31, 32, 33, 63, 64,
+                                  65, 100, 128, 129, 136, 200, 255, 256, 257,
+                                  300, 1000, 4096 };
+  static const long shifts[] = { 1, 7, 8, 31, 32, 64, -1, -7, -8, -31, -32,
+                                 -64 };
+  unsigned char *expect = xmalloc(OVERLAP_AREA);
+  for (int kind = 0; kind < 4 && direct(c, c->me); ++kind) {
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; ++si) {
+      for (size_t k = 0; k < sizeof shifts / sizeof *shifts; ++k) {
+        overlap_round(seg, c->me, kind, sizes[si], shifts[k], expect);
+      }
+    }
+  }
+  ASSERT_OK(dart_barrier(c->team));
+  free(expect);
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
 static void every_size(void) { on_both_teams(test_every_size); }
+static void overlap(void) { on_both_teams(test_overlap); }
 static void nonblocking(void) { on_both_teams(test_nonblocking); }
 static void large_nonblocking(void) { test_large_nonblocking(&all_ctx); }
 static void burst(void) { test_burst(&all_ctx); }
@@ -553,6 +628,7 @@ static void store_load_order(void) { test_store_load_order(&all_ctx); }
 static const struct test_case cases[] = {
   { "pairwise", pairwise },
   { "every_size", every_size },
+  { "overlap", overlap },
   { "nonblocking", nonblocking },
   { "large_nonblocking", large_nonblocking },
   { "burst", burst },

@@ -18,6 +18,7 @@
 #include "mpi/model/target.h"
 #include "mpi/model/team.h"
 #include "mpi/rma/acc_batch.h"
+#include "mpi/rma/onesided.h"
 
 #include <dash/dart/if/dart_globmem.h>
 
@@ -43,10 +44,12 @@ static void segment_free_windows(struct team *team, struct segment *seg)
 }
 
 /* The local part, at once: no cached target may reach the segment again,
- * and registered memory is no longer exposed (MPI_Win_detach is local). */
+ * no handle waits on its window later, and registered memory is no
+ * longer exposed (MPI_Win_detach is local). */
 static void segment_free_local(struct segment *seg)
 {
   target_forget_all();
+  onesided_segment_freed(seg); /* handles not consumed yet */
   acc_batch_free(seg); /* sends accumulates nobody flushed */
   if (seg->attached) {
     MPI_Win_detach(seg->win, seg->my_base);

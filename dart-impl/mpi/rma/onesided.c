@@ -27,6 +27,7 @@
  * rejected rather than dereferenced. */
 struct pending_transfer {
   MPI_Request request; /* MPI_REQUEST_NULL once locally complete */
+  const struct segment *segment; /* NULL: completed when it was freed */
   MPI_Win     win;
   int         unit;
   MPI_Aint    disp;   /* of the first byte at the target */
@@ -130,8 +131,17 @@ cached_direct(const void *local, dart_gptr_t gptr, size_t nelem,
  * overlapping last block; larger copies are the C library's, out of line
  * (direct_get_large, direct_put_large). The call into the library and its
  * size dispatch cost 1-2 ns, as much as the copy itself at these sizes.
- * The two ranges never overlap; `bytes` is at least 2 (direct_move
- * below). */
+ * `bytes` is at least 2 (direct_move below).
+ *
+ * The two ranges may overlap: a unit may put from its own buffer into its
+ * own portion, or from a node peer's mapped portion into that portion,
+ * and a basic-type transfer then copies as memmove does, on every path
+ * (MPI's does). Each mover loads everything before it stores up to the
+ * size its variant names (OVERLAP_SAFE_*: every inline size for the AVX
+ * variants, 32 bytes for the baseline's loop); above, overlapping ranges
+ * go out of line to memmove. The AVX variants thus test nothing more;
+ * the baseline (x86-64 without AVX2) pays a register save per call for
+ * its test. */
 #define INLINE_COPY_MAX 256
 
 /* The put and get entries come in three variants, picked once when the
@@ -174,6 +184,19 @@ copy_32(char *dst, const char *src)
   memcpy(dst + 24, &w3, 8);
 }
 
+/* Two moves of `width` bytes, from the start and from the end, both
+ * loaded before either is stored. */
+#define HEAD_AND_TAIL(width)                                                \
+  do {                                                                      \
+    unsigned char head[width], tail[width];                                 \
+    memcpy(head, src, width);                                               \
+    memcpy(tail, src + bytes - (width), width);                             \
+    memcpy(dst, head, width);                                               \
+    memcpy(dst + bytes - (width), tail, width);                             \
+  } while (0)
+
+/* Up to 32 bytes every byte is loaded before any is stored (the
+ * overlapping ranges of OVERLAP_SAFE_OTHER); the loop above is not. */
 static inline __attribute__((always_inline)) void
 direct_copy(char *dst, const char *src, size_t bytes)
 {
@@ -183,18 +206,27 @@ direct_copy(char *dst, const char *src, size_t bytes)
     }
     copy_32(dst + bytes - 32, src + bytes - 32);
   } else if (bytes >= 16) {
-    memcpy(dst, src, 16);
-    memcpy(dst + bytes - 16, src + bytes - 16, 16);
+    HEAD_AND_TAIL(16);
   } else if (bytes >= 8) {
-    memcpy(dst, src, 8);
-    memcpy(dst + bytes - 8, src + bytes - 8, 8);
+    HEAD_AND_TAIL(8);
   } else if (bytes >= 4) {
-    memcpy(dst, src, 4);
-    memcpy(dst + bytes - 4, src + bytes - 4, 4);
+    HEAD_AND_TAIL(4);
   } else if (bytes >= 2) {
-    memcpy(dst, src, 2);
-    memcpy(dst + bytes - 2, src + bytes - 2, 2);
+    HEAD_AND_TAIL(2);
   } /* 1 byte: move_other's */
+}
+#undef HEAD_AND_TAIL
+
+/* Up to how many bytes each mover is right for overlapping ranges. */
+#define OVERLAP_SAFE_OTHER 32
+#define OVERLAP_SAFE_MASKED INLINE_COPY_MAX
+#define OVERLAP_SAFE_BLOCKS INLINE_COPY_MAX
+
+static inline __attribute__((always_inline)) bool
+ranges_overlap(const char *dst, const char *src, size_t bytes)
+{
+  return (uintptr_t)dst - (uintptr_t)src < bytes ||
+         (uintptr_t)src - (uintptr_t)dst < bytes;
 }
 
 /* How an entry moves anything but 8 bytes, inlined with a constant
@@ -244,10 +276,33 @@ move_65_to_128(char *dst, const char *src, size_t bytes)
     store_256(dst + bytes - 32, tail0);
 }
 
+/* 129 to INLINE_COPY_MAX bytes: the first four and the last four 32-byte
+ * blocks, all loaded before any is stored (both variants below). */
+static inline __attribute__((always_inline)) COPY_TARGET_AVX2 void
+move_129_to_256(char *dst, const char *src, size_t bytes)
+{
+  _Static_assert(INLINE_COPY_MAX <= 256, "four blocks from each end");
+  __m256i head0 = load_256(src), head1 = load_256(src + 32);
+  __m256i head2 = load_256(src + 64), head3 = load_256(src + 96);
+  __m256i tail3 = load_256(src + bytes - 128);
+  __m256i tail2 = load_256(src + bytes - 96);
+  __m256i tail1 = load_256(src + bytes - 64);
+  __m256i tail0 = load_256(src + bytes - 32);
+  store_256(dst, head0);
+  store_256(dst + 32, head1);
+  store_256(dst + 64, head2);
+  store_256(dst + 96, head3);
+  store_256(dst + bytes - 128, tail3);
+  store_256(dst + bytes - 96, tail2);
+  store_256(dst + bytes - 64, tail1);
+  store_256(dst + bytes - 32, tail0);
+}
+
 /* Up to 32 bytes, one masked load and one masked store of a 32-byte
  * register: no branch on the size. Up to 64 bytes, the first 32 and the
- * rest masked; up to 128, the first and the last two 32-byte blocks, all
- * loaded before any is stored; above, 32-byte blocks. A masked move
+ * rest masked; up to 128, the first and the last two 32-byte blocks, up
+ * to 256 the first and the last four, all loaded before any is stored
+ * (so overlapping ranges come out right). A masked move
  * touches no byte outside its mask, so it cannot fault past the end of a
  * segment. Only 32-byte registers: code that uses 64-byte ones lowers the
  * clock of some Intel CPUs. Against move_other's if chain (gt harness,
@@ -268,13 +323,7 @@ move_masked(char *dst, const char *src, size_t bytes)
   } else if (bytes <= 128) {
     move_65_to_128(dst, src, bytes);
   } else {
-    /* direct_copy's blocks, spelled out: for an AVX-512 target GCC turns
-     * its loop into 64-byte moves behind an overlap check (256 B: 4.5 ns
-     * against 3.4 ns with these). */
-    for (size_t i = 0; i + 32 < bytes; i += 32) {
-      store_256(dst + i, load_256(src + i));
-    }
-    store_256(dst + bytes - 32, load_256(src + bytes - 32));
+    move_129_to_256(dst, src, bytes);
   }
 }
 
@@ -298,21 +347,7 @@ move_blocks(char *dst, const char *src, size_t bytes)
   } else if (bytes <= 128) {
     move_65_to_128(dst, src, bytes);
   } else {
-    _Static_assert(INLINE_COPY_MAX <= 256, "four blocks from each end");
-    __m256i head0 = load_256(src), head1 = load_256(src + 32);
-    __m256i head2 = load_256(src + 64), head3 = load_256(src + 96);
-    __m256i tail3 = load_256(src + bytes - 128);
-    __m256i tail2 = load_256(src + bytes - 96);
-    __m256i tail1 = load_256(src + bytes - 64);
-    __m256i tail0 = load_256(src + bytes - 32);
-    store_256(dst, head0);
-    store_256(dst + 32, head1);
-    store_256(dst + 64, head2);
-    store_256(dst + 96, head3);
-    store_256(dst + bytes - 128, tail3);
-    store_256(dst + bytes - 96, tail2);
-    store_256(dst + bytes - 64, tail1);
-    store_256(dst + bytes - 32, tail0);
+    move_129_to_256(dst, src, bytes);
   }
 }
 #endif
@@ -328,12 +363,14 @@ direct_move(char *dst, const char *src, size_t bytes, move_fn *other)
   }
 }
 
-/* Copies above INLINE_COPY_MAX bytes, out of line so that the entries
- * call nothing but tail calls (see DART_COPY_VARIANTS). */
+/* Copies above INLINE_COPY_MAX bytes, and overlapping ones above what
+ * the mover takes, out of line so that the entries call nothing but tail
+ * calls (see DART_COPY_VARIANTS). The C library's memcpy and memmove are
+ * one function on x86-64 (glibc's __memmove_avx_unaligned_erms). */
 static __attribute__((noinline)) dart_ret_t
 direct_get_large(void *dest, const char *direct, size_t bytes)
 {
-  memcpy(dest, direct, bytes);
+  memmove(dest, direct, bytes);
   return target_direct_progress();
 }
 
@@ -341,16 +378,26 @@ static __attribute__((noinline)) dart_ret_t
 direct_put_large(char *direct, const void *src, size_t bytes, bool complete)
 {
   direct_put_starting(complete);
-  memcpy(direct, src, bytes);
+  memmove(direct, src, bytes);
   direct_put_completed(complete);
   return DART_OK;
 }
 
+/* Whether a copy goes out of line: `overlap_safe` is the mover's
+ * OVERLAP_SAFE_* (a constant in every caller). */
+static inline __attribute__((always_inline)) bool
+copy_out_of_line(const char *dst, const char *src, size_t bytes,
+                 size_t overlap_safe)
+{
+  return bytes > overlap_safe &&
+         (bytes > INLINE_COPY_MAX || ranges_overlap(dst, src, bytes));
+}
+
 static inline __attribute__((always_inline)) dart_ret_t
 direct_put(char *direct, const void *src, size_t bytes, bool complete,
-           move_fn *other)
+           move_fn *other, size_t overlap_safe)
 {
-  if (bytes > INLINE_COPY_MAX) {
+  if (copy_out_of_line(direct, src, bytes, overlap_safe)) {
     return direct_put_large(direct, src, bytes, complete);
   }
   direct_put_starting(complete);
@@ -365,9 +412,10 @@ direct_put(char *direct, const void *src, size_t bytes, bool complete,
  * read-modify-write of the counter right behind the fence, which cost
  * 1-5 ns per 8-byte put. */
 static inline __attribute__((always_inline)) dart_ret_t
-direct_get(void *dest, const char *direct, size_t bytes, move_fn *other)
+direct_get(void *dest, const char *direct, size_t bytes, move_fn *other,
+           size_t overlap_safe)
 {
-  if (bytes > INLINE_COPY_MAX) {
+  if (copy_out_of_line(dest, direct, bytes, overlap_safe)) {
     return direct_get_large(dest, direct, bytes);
   }
   direct_move(dest, direct, bytes, other);
@@ -406,8 +454,10 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
     /* The entries' own inline copy (get_entry, put_entry). */
     if (direct != NULL) {
       return is_put ? direct_put(direct, local, bytes,
-                                 completion != START_ONLY, move_other)
-                    : direct_get(local, direct, bytes, move_other);
+                                 completion != START_ONLY, move_other,
+                                 OVERLAP_SAFE_OTHER)
+                    : direct_get(local, direct, bytes, move_other,
+                                 OVERLAP_SAFE_OTHER);
     }
   }
   /* Everything is validated before any byte moves: the types, the spans
@@ -419,8 +469,12 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
                                     &dst, &src_span, &dst_span) != DART_OK) {
     return DART_ERR_INVAL;
   }
+  struct target t = { 0 };
   if (nelem == 0) {
-    return DART_OK;
+    /* Nothing moves, but the pointer must name a live portion all the
+     * same (dart_communication.h, "Validity of a target"). */
+    return target_resolve(call, gptr, 0, &t) == DART_OK ? DART_OK
+                                                        : DART_ERR_INVAL;
   }
   if (local == NULL) {
     return report_error(DART_ERR_INVAL, call,
@@ -436,7 +490,6 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
   }
   const struct datatype *remote_type = is_put ? dst : src;
   const struct datatype *local_type = is_put ? src : dst;
-  struct target t = { 0 };
   if (target_resolve(call, gptr, is_put ? dst_span : src_span, &t) !=
       DART_OK) {
     return DART_ERR_INVAL;
@@ -509,14 +562,14 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
     intptr_t id = p == NULL ? 0 : handle_table_insert(&pending, p);
     if (id == 0) {
       /* No handle to give: complete the transfer here instead. */
-      struct pending_transfer now = { request, t.win, t.unit, t.disp,
-                                      is_put, by_request };
+      struct pending_transfer now = { request, t.segment, t.win, t.unit,
+                                      t.disp, is_put, by_request };
       complete(&now, true);
       free(p);
       return DART_OK;
     }
-    *p = (struct pending_transfer){ request, t.win, t.unit, t.disp, is_put,
-                                    by_request };
+    *p = (struct pending_transfer){ request, t.segment, t.win, t.unit,
+                                    t.disp, is_put, by_request };
     *handle = (dart_handle_t)(uintptr_t)id;
   }
   return DART_OK;
@@ -555,31 +608,33 @@ typedef dart_ret_t put_slow_path(dart_gptr_t, const void *, size_t,
 /* The bodies of the blocking and non-blocking forms, which differ only
  * in the put's fence and in their slow path (inlined with a constant
  * `slow`, a direct tail call), and of each variant, which differ in how
- * they move other than 8 bytes (`other`). The initialization check comes
+ * they move other than 8 bytes (`other`, right for overlapping ranges up
+ * to `overlap_safe` bytes). The initialization check comes
  * after a cache miss, on behalf of the public `call`. */
 static inline __attribute__((always_inline)) dart_ret_t
-get_entry(const char *call, move_fn *other, void *dest, dart_gptr_t gptr,
-          size_t nelem, dart_datatype_t src_type, dart_datatype_t dst_type,
-          get_slow_path *slow)
+get_entry(const char *call, move_fn *other, size_t overlap_safe, void *dest,
+          dart_gptr_t gptr, size_t nelem, dart_datatype_t src_type,
+          dart_datatype_t dst_type, get_slow_path *slow)
 {
   char *direct;
   size_t bytes;
   if (cached_direct(dest, gptr, nelem, src_type, dst_type, &direct, &bytes)) {
-    return direct_get(dest, direct, bytes, other);
+    return direct_get(dest, direct, bytes, other, overlap_safe);
   }
   REQUIRE_INIT_IN(call);
   return slow(dest, gptr, nelem, src_type, dst_type);
 }
 
 static inline __attribute__((always_inline)) dart_ret_t
-put_entry(const char *call, move_fn *other, dart_gptr_t gptr, const void *src,
-          size_t nelem, dart_datatype_t src_type, dart_datatype_t dst_type,
-          bool complete, put_slow_path *slow)
+put_entry(const char *call, move_fn *other, size_t overlap_safe,
+          dart_gptr_t gptr, const void *src, size_t nelem,
+          dart_datatype_t src_type, dart_datatype_t dst_type, bool complete,
+          put_slow_path *slow)
 {
   char *direct;
   size_t bytes;
   if (cached_direct(src, gptr, nelem, src_type, dst_type, &direct, &bytes)) {
-    return direct_put(direct, src, bytes, complete, other);
+    return direct_put(direct, src, bytes, complete, other, overlap_safe);
   }
   REQUIRE_INIT_IN(call);
   return slow(gptr, src, nelem, src_type, dst_type);
@@ -617,15 +672,15 @@ static COPY_RESOLVER enum copy_variant copy_variant_of_cpu(void)
 #define DART_COPY_ENTRY(name, entry, params, ...)                           \
   DART_HOT_ENTRY COPY_TARGET_AVX512 static dart_ret_t name##_avx512 params  \
   {                                                                         \
-    return entry(#name, move_masked, __VA_ARGS__);                          \
+    return entry(#name, move_masked, OVERLAP_SAFE_MASKED, __VA_ARGS__);     \
   }                                                                         \
   DART_HOT_ENTRY COPY_TARGET_AVX2 static dart_ret_t name##_avx2 params      \
   {                                                                         \
-    return entry(#name, move_blocks, __VA_ARGS__);                          \
+    return entry(#name, move_blocks, OVERLAP_SAFE_BLOCKS, __VA_ARGS__);     \
   }                                                                         \
   DART_HOT_ENTRY static dart_ret_t name##_baseline params                   \
   {                                                                         \
-    return entry(#name, move_other, __VA_ARGS__);                           \
+    return entry(#name, move_other, OVERLAP_SAFE_OTHER, __VA_ARGS__);       \
   }                                                                         \
   static COPY_RESOLVER __typeof__(&name##_baseline) name##_resolve(void)    \
   {                                                                         \
@@ -643,7 +698,7 @@ static COPY_RESOLVER enum copy_variant copy_variant_of_cpu(void)
 #define DART_COPY_ENTRY(name, entry, params, ...)                           \
   DART_HOT_ENTRY dart_ret_t name params                                     \
   {                                                                         \
-    return entry(#name, move_other, __VA_ARGS__);                           \
+    return entry(#name, move_other, OVERLAP_SAFE_OTHER, __VA_ARGS__);       \
   }                                                                         \
   _Static_assert(1, "a declaration, for the semicolon after the macro")
 #endif
@@ -837,6 +892,9 @@ static dart_ret_t report_bad_handle(const char *call, dart_handle_t handle)
 /* Waits for local completion; with `remote`, a put is flushed too. */
 static int complete(struct pending_transfer *p, bool remote)
 {
+  if (p->segment == NULL) {
+    return MPI_SUCCESS; /* done when its segment was freed */
+  }
   int err = MPI_SUCCESS;
   mpi_serial_enter(); /* core/serialize.h */
   if (p->by_request) {
@@ -852,10 +910,46 @@ static int complete(struct pending_transfer *p, bool remote)
   return err;
 }
 
+/* The API asks for every access to a segment to be complete (flushed,
+ * then a barrier) before any member frees it, so the transfer is done:
+ * only its MPI request, if any, is left to release. Nothing may reach the
+ * target now, which may have unmapped its portion already (a flush that
+ * probes the target first, mpi_win_flush_settled, crashed MPICH's). */
+static void complete_if_gone(void *entry, void *seg)
+{
+  struct pending_transfer *p = entry;
+  if (p->segment == seg) {
+    if (p->request != MPI_REQUEST_NULL) {
+      MPI_SERIALIZED(MPI_Wait(&p->request, MPI_STATUS_IGNORE));
+    }
+    p->request = MPI_REQUEST_NULL;
+    p->segment = NULL;
+  }
+}
+
+void onesided_segment_freed(const struct segment *seg)
+{
+  handle_table_each(&pending, complete_if_gone, (void *)seg);
+}
+
 static void consume(dart_handle_t *handle)
 {
   free(handle_table_remove(&pending, (intptr_t)(uintptr_t)*handle));
   *handle = DART_HANDLE_NULL;
+}
+
+/* Completes the live handle *handle (its entry `p`) and consumes it. */
+static dart_ret_t finish(const char *call, dart_handle_t *handle,
+                         struct pending_transfer *p, bool remote)
+{
+  int err = complete(p, remote);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, p->by_request ? "MPI_Wait"
+                                                : "MPI_Win_flush",
+                            err);
+  }
+  consume(handle);
+  return DART_OK;
 }
 
 static dart_ret_t wait_one(const char *call, dart_handle_t *handle,
@@ -868,14 +962,12 @@ static dart_ret_t wait_one(const char *call, dart_handle_t *handle,
   if (p == NULL) {
     return report_bad_handle(call, *handle);
   }
-  int err = complete(p, remote);
-  if (err != MPI_SUCCESS) {
-    return report_mpi_error(call, "MPI_Wait", err);
-  }
-  consume(handle);
-  return DART_OK;
+  return finish(call, handle, p, remote);
 }
 
+/* Every entry is checked before anything is waited for. A handle listed
+ * more than once is one transfer: waited for at its first place, every
+ * place set to DART_HANDLE_NULL. */
 static dart_ret_t wait_all(const char *call, dart_handle_t handles[],
                            size_t n, bool remote)
 {
@@ -889,7 +981,13 @@ static dart_ret_t wait_all(const char *call, dart_handle_t handles[],
   }
   dart_ret_t ret = DART_OK;
   for (size_t i = 0; i < n; ++i) {
-    if (wait_one(call, &handles[i], remote) != DART_OK) {
+    if (handles[i] == DART_HANDLE_NULL) {
+      continue;
+    }
+    struct pending_transfer *p = pending_of(handles[i]);
+    if (p == NULL) {
+      handles[i] = DART_HANDLE_NULL; /* consumed at an earlier place */
+    } else if (finish(call, &handles[i], p, remote) != DART_OK) {
       ret = DART_ERR_OTHER;
     }
   }

@@ -38,7 +38,13 @@ extern "C" {
  * Every one-sided call checks its global pointer: a live team and
  * segment, a unit in [0, team size), and the whole access inside that
  * unit's portion. Otherwise it returns #DART_ERR_INVAL and touches no
- * byte.
+ * byte; a call with `nelem` 0 checks the pointer too.
+ *
+ * \par Overlapping buffers
+ * A put or get of one basic type whose local buffer overlaps the target
+ * range in the caller's own portion copies as memmove() does. With
+ * derived types, or through MPI (`DART_SHM_PATH=off`), overlapping
+ * ranges are undefined, as in MPI.
  * @{
  */
 
