@@ -28,7 +28,8 @@
  *   addresses agree with what dart_get_blocking reads, flags stay per
  *   segment.
  * - segment_table_growth: one thread allocates 40 segments on a team
- *   while the others read a segment of that team (native address, get).
+ *   while the others read a segment of that team (native address, get,
+ *   get with a handle while the frees walk the handles).
  * - types_and_ops: every thread creates, uses and destroys strided,
  *   indexed and custom types and an operation with user data of its own
  *   (a put through a strided target type, a get through an indexed one,
@@ -875,6 +876,16 @@ static void *growth_worker(void *arg)
                                 gptr_at(watched, next, (uint64_t)i *
                                                        sizeof(long)),
                                 1, DART_TYPE_LONG, DART_TYPE_LONG));
+    ASSERT_EQ(theirs, watched_value(next, i));
+    /* A handle made while thread 0's frees walk the table of handles
+     * (rma/onesided.c, onesided_segment_freed). */
+    dart_handle_t h = DART_HANDLE_NULL;
+    theirs = -1;
+    ASSERT_OK(dart_get_handle(&theirs,
+                              gptr_at(watched, next, (uint64_t)i *
+                                                     sizeof(long)),
+                              1, DART_TYPE_LONG, DART_TYPE_LONG, &h));
+    ASSERT_OK(dart_wait(&h));
     ASSERT_EQ(theirs, watched_value(next, i));
   }
   return NULL;

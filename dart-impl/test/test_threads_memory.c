@@ -7,9 +7,10 @@
  *   sizes from a fixed-seed generator, up to LIVE blocks at a time. It
  *   fills each new block with a pattern of its own through
  *   dart_put_blocking and reads it back with dart_get_blocking before
- *   freeing it. Two threads handed overlapping blocks, or a block that a
- *   growth or shrink of the pool moved or dropped (the registrations set
- *   a 1 MiB pool that shrinks at once), read back wrong.
+ *   freeing it, and converts its last byte to a native address and back.
+ *   Two threads handed overlapping blocks, or a block that a growth or
+ *   shrink of the pool moved or dropped (the registrations set a 1 MiB
+ *   pool that shrinks at once), read back wrong.
  * - allocator: the same on one pool allocator of DART_TEAM_ALL
  *   (dart_allocator_alloc, MT-safe; dart_allocator_free, MT-safe for
  *   distinct blocks), whose pool has a fixed size.
@@ -85,6 +86,14 @@ static void fill(struct block *b, int thread, unsigned char *buf)
   }
   ASSERT_OK(dart_put_blocking(b->g, buf, b->bytes, DART_TYPE_BYTE,
                               DART_TYPE_BYTE));
+  /* Native address and back (dart_gptr_getaddr, dart_gptr_setaddr: both
+   * MT-safe) while other threads grow and shrink the pool under it. */
+  unsigned char *native = NULL;
+  ASSERT_OK(dart_gptr_getaddr(b->g, (void **)&native));
+  ASSERT(native != NULL && native[b->bytes - 1] == buf[b->bytes - 1]);
+  dart_gptr_t back = b->g;
+  ASSERT_OK(dart_gptr_setaddr(&back, native + b->bytes - 1));
+  ASSERT_EQ(back.addr_or_offs.offset, b->g.addr_or_offs.offset + b->bytes - 1);
 }
 
 static void check_and_free(struct block *b, int thread, unsigned char *buf)
@@ -108,6 +117,12 @@ static void *block_worker(void *arg)
   unsigned char *buf = xmalloc((size_t)1 << MAX_BLOCK_LOG2);
   struct block live[LIVE] = { 0 };
   for (long r = 0; r < rounds; ++r) {
+    if (t == 0 && allocator == NULL && r % 64 == 0) {
+      /* Past the 1 MiB pool: it grows, and shrinks again at the free. */
+      dart_gptr_t big;
+      block_alloc((size_t)3 << 19, &big);
+      block_free(&big);
+    }
     struct block *b = &live[next_random(&state) % LIVE];
     if (b->bytes != 0) {
       check_and_free(b, t, buf);

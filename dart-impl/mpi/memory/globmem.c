@@ -539,7 +539,10 @@ dart_ret_t dart_gptr_setaddr(dart_gptr_t *gptr, void *addr)
     return DART_ERR_INVAL;
   }
   char *p = addr;
-  if (p < seg->my_base || p > seg->my_base + seg->my_size) {
+  /* The local pool's portion grows and shrinks under other threads
+   * (pool_exposure.c, set_own_size). */
+  size_t size = __atomic_load_n(&seg->my_size, __ATOMIC_RELAXED);
+  if (p < seg->my_base || p > seg->my_base + size) {
     return report_error(DART_ERR_INVAL, __func__,
                         "address %p is outside my portion of segment %d",
                         addr, (int)seg->id);

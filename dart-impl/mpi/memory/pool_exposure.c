@@ -210,7 +210,8 @@ static int raise_flags(bool everyone)
  * against. */
 static void set_own_size(struct segment *seg, size_t size)
 {
-  seg->my_size = size;
+  /* Read without the pool's lock by other threads (dart_gptr_setaddr). */
+  __atomic_store_n(&seg->my_size, size, __ATOMIC_RELAXED);
   __atomic_store_n(&seg->sizes[exposure.me], size, __ATOMIC_SEQ_CST);
 }
 

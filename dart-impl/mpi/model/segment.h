@@ -80,12 +80,13 @@ static inline size_t segment_padded_size(size_t bytes)
   return (bytes + (SEGMENT_PAD - 1)) & ~(size_t)(SEGMENT_PAD - 1);
 }
 
-/* Bytes of `unit`'s portion that seg->win exposes, from its start. */
+/* Bytes of `unit`'s portion that seg->win exposes, from its start (a
+ * watched segment's sizes change under other threads: read atomically). */
 static inline size_t segment_exposed_size(const struct segment *seg,
                                           int unit)
 {
-  return seg->padded ? segment_padded_size(seg->sizes[unit])
-                     : seg->sizes[unit];
+  size_t size = __atomic_load_n(&seg->sizes[unit], __ATOMIC_RELAXED);
+  return seg->padded ? segment_padded_size(size) : size;
 }
 
 /* A byte of `unit`'s portion in seg->win for mpi_win_flush_settled

@@ -133,7 +133,9 @@ static inline void portion_remember(struct mapped_portion *p,
   p->generation = atomic_load_explicit(&segment_generation,
                                        memory_order_relaxed);
   p->base = t->direct - gptr.addr_or_offs.offset;
-  p->size = t->segment->sizes[t->unit];
+  /* A watched segment's sizes change under other threads
+   * (memory/pool_exposure.c). */
+  p->size = __atomic_load_n(&t->segment->sizes[t->unit], __ATOMIC_RELAXED);
 }
 
 /* Whether this thread's cache holds the portion of `span` bytes at

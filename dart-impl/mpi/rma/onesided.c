@@ -558,18 +558,20 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
     return report_mpi_error(call, what, err);
   }
   if (completion == WITH_HANDLE) {
+    struct pending_transfer now = { request, t.segment, t.win, t.unit,
+                                    t.disp, is_put, by_request };
     struct pending_transfer *p = malloc(sizeof *p);
+    if (p != NULL) {
+      *p = now; /* filled before the insert publishes it to other threads
+                   (onesided_segment_freed walks the table) */
+    }
     intptr_t id = p == NULL ? 0 : handle_table_insert(&pending, p);
     if (id == 0) {
       /* No handle to give: complete the transfer here instead. */
-      struct pending_transfer now = { request, t.segment, t.win, t.unit,
-                                      t.disp, is_put, by_request };
       complete(&now, true);
       free(p);
       return DART_OK;
     }
-    *p = (struct pending_transfer){ request, t.segment, t.win, t.unit,
-                                    t.disp, is_put, by_request };
     *handle = (dart_handle_t)(uintptr_t)id;
   }
   return DART_OK;
@@ -1113,7 +1115,7 @@ dart_ret_t dart_handle_free(dart_handle_t *handle)
    * MPI_Request_free on RMA requests (fatal on MPI_COMM_WORLD), so the
    * request is completed locally here. */
   if (p->request != MPI_REQUEST_NULL) {
-    MPI_Wait(&p->request, MPI_STATUS_IGNORE);
+    MPI_SERIALIZED(MPI_Wait(&p->request, MPI_STATUS_IGNORE));
   }
   consume(handle);
   return DART_OK;
