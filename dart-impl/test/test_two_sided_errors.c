@@ -112,6 +112,31 @@ static void test_truncation(void)
                             DART_TYPE_DOUBLE, 12, unit(0)));
     check_block(DART_TYPE_DOUBLE, r, 4, key(0, 12));
   }
+  /* Above MPI's eager limit (a few KiB): Open MPI 4.1 wrote past the
+   * receive buffer of such a truncated message. Nothing past the room
+   * for nelem elements may change, from a receive and from a sendrecv
+   * with oneself. */
+  enum { BIG = 16384, ROOM = 4096, GUARD = 1024 };
+  long *big = xmalloc(BIG * sizeof(long));
+  long *room = xmalloc((ROOM + GUARD) * sizeof(long));
+  fill_block(DART_TYPE_LONG, big, BIG, key(me, 14));
+  memset(room, POISON, (ROOM + GUARD) * sizeof(long));
+  if (me == 0) {
+    STAGE("truncation of %d longs", BIG);
+    ASSERT_OK(dart_send(big, BIG, DART_TYPE_LONG, 14, unit(1)));
+  } else {
+    STAGE("truncation of %d longs into room for %d", BIG, ROOM);
+    ASSERT_RET(dart_recv(room, ROOM, DART_TYPE_LONG, 14, unit(0)),
+               DART_ERR_INVAL);
+    ASSERT_POISON(room, 0, (ROOM + GUARD) * sizeof(long));
+  }
+  STAGE("truncation of %d longs in a sendrecv with oneself", BIG);
+  ASSERT_RET(dart_sendrecv(big, BIG, DART_TYPE_LONG, 15, unit(me), room,
+                           ROOM, DART_TYPE_LONG, 15, unit(me)),
+             DART_ERR_INVAL);
+  ASSERT_POISON(room, 0, (ROOM + GUARD) * sizeof(long));
+  free(room);
+  free(big);
   restore_log(saved);
 }
 
