@@ -66,6 +66,156 @@ static void stop_mpi(void)
   }
 }
 
+/* Tears everything down (collective over all units). `in_finalize`: run
+ * from MPI_Finalize itself (at_mpi_finalize), which goes on finalizing MPI
+ * afterwards. */
+static dart_ret_t stop_dart(const char *call, bool in_finalize)
+{
+  dart_ret_t ret = DART_OK;
+  /* Atomics this unit sent by message are applied before the last
+   * barrier: after it nobody serves them (am_atomics.h). Unflushed ones
+   * break the API's rule (flush before the end), as at a free
+   * (acc_batch_free): said once. */
+  int waiting = 0;
+  int err = acc_batch_send_every_segment(&waiting);
+  if (waiting > 0) {
+    LOG_WARN(call, "%d accumulates not flushed: sent now (flush before "
+             "dart_exit)", waiting);
+  }
+  if (err != MPI_SUCCESS) {
+    ret = report_mpi_error(call, "MPI_Accumulate", err);
+  }
+  if (am_atomics_quiesce(call) != DART_OK) {
+    ret = DART_ERR_OTHER;
+  }
+  /* Everyone must be done with everyone's memory before windows go. */
+  err = team_barrier(DART_TEAM_ALL);
+  if (err != MPI_SUCCESS) {
+    ret = report_mpi_error(call, "MPI_Barrier", err);
+  }
+  am_atomics_finalize();
+  bootstrap_finalize();
+  onesided_module_finalize();
+  allocators_finalize();
+  local_pool_finalize();
+  if (team_module_finalize(call) != DART_OK) {
+    ret = DART_ERR_OTHER;
+  }
+  operation_module_finalize();
+  datatype_module_finalize();
+  MPI_Comm_free(&runtime.user_p2p_comm);
+  /* No thread's target cache may hit any more: put and get check for
+   * initialization only after a miss. */
+  target_forget_all();
+  runtime.initialized = false;
+  /* Collective, so here and not in stop_mpi: a failed dart_init may stop
+   * MPI on some units only. */
+  if (runtime.owns_mpi || in_finalize) {
+    mpi_quirks_before_finalize();
+  } else {
+    mpi_quirks_before_user_finalize();
+  }
+  if (in_finalize) {
+    runtime.owns_mpi = false; /* MPI is finalizing already */
+  }
+  stop_mpi();
+  log_set_unit(-1);
+  return ret;
+}
+
+/* An application that calls MPI_Finalize while DART runs (the API asks
+ * for dart_exit first): MPI_Finalize deletes MPI_COMM_SELF's attributes
+ * before anything else, while all of MPI still works, and the one
+ * dart_init sets runs DART's teardown there, on every unit alike. With
+ * DART's windows still open MPICH's MPI_Finalize aborted in UCX, and a
+ * later dart_exit touched shared memory MPI had unmapped. dart_exit then
+ * only says what happened. */
+static int self_keyval = MPI_KEYVAL_INVALID;
+static bool exiting;               /* dart_exit removes the attribute */
+static bool stopped_in_finalize;   /* at_mpi_finalize stopped DART */
+
+static int at_mpi_finalize(MPI_Comm comm, int keyval, void *value,
+                           void *extra)
+{
+  (void)comm;
+  (void)keyval;
+  (void)value;
+  (void)extra;
+  if (!exiting && runtime.initialized) {
+    report_error(DART_ERR_OTHER, "MPI_Finalize", "called before dart_exit: "
+                 "DART stops first");
+    stop_dart("MPI_Finalize", true);
+    stopped_in_finalize = true;
+  }
+  return MPI_SUCCESS;
+}
+
+static void hook_mpi_finalize(const char *call)
+{
+  int err = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_mpi_finalize,
+                                   &self_keyval, NULL);
+  if (err == MPI_SUCCESS) {
+    err = MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL);
+  }
+  if (err != MPI_SUCCESS) {
+    LOG_WARN(call, "cannot hook into MPI_Finalize (MPI error %d): an "
+             "MPI_Finalize before dart_exit will fail", err);
+  }
+}
+
+static void unhook_mpi_finalize(void)
+{
+  if (self_keyval != MPI_KEYVAL_INVALID) {
+    exiting = true; /* the deletion calls at_mpi_finalize */
+    MPI_Comm_delete_attr(MPI_COMM_SELF, self_keyval);
+    MPI_Comm_free_keyval(&self_keyval);
+    exiting = false;
+  }
+}
+
+/* The settings every unit must share: each unit reads its own
+ * environment, and the modules built on them assume one value everywhere
+ * (a node split, a lock's protocol, a chunking of large counts); units
+ * that disagree hung in dart_init or later, or aborted in MPI. One
+ * all-reduce of each value and its negation (MAX of both: the largest and
+ * the smallest) at start-up, so that every unit fails alike. */
+static dart_ret_t settings_agree(const char *call, MPI_Comm world,
+                                 const struct env_config *env)
+{
+  const struct {
+    const char *name;
+    long        value;
+  } shared[] = {
+    { "DART_SHM_PATH", env->shared_memory_path },
+    { "DART_SHM_SYNC", env->shm_sync },
+    { "DART_UNITS_PER_NODE", env->units_per_node },
+    { "DART_BOOTSTRAP", (long)env->bootstrap },
+    { "DART_LOCK_MODE", (long)env->lock_mode },
+    { "DART_MPI_COUNT_LIMIT", env->mpi_count_limit },
+    { "DART_REMOTE_ATOMICS", (long)env->remote_atomics },
+    { "DART_POOL_EXPOSURE", (long)env->pool_exposure },
+  };
+  enum { N = sizeof shared / sizeof shared[0] };
+  long mine[2 * N], all[2 * N];
+  for (int i = 0; i < N; ++i) {
+    mine[2 * i] = shared[i].value;
+    mine[2 * i + 1] = -shared[i].value;
+  }
+  int err = MPI_Allreduce(mine, all, 2 * N, MPI_LONG, MPI_MAX, world);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Allreduce", err);
+  }
+  for (int i = 0; i < N; ++i) {
+    if (all[2 * i] != -all[2 * i + 1]) {
+      const char *here = getenv(shared[i].name);
+      return report_error(DART_ERR_INVAL, call, "%s differs between units "
+                          "(here: %s); it must be the same for all",
+                          shared[i].name, here != NULL ? here : "unset");
+    }
+  }
+  return DART_OK;
+}
+
 static dart_ret_t init_common(const char *call, int *argc, char ***argv,
                               int requested)
 {
@@ -96,7 +246,8 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
   MPI_Comm_rank(world, &runtime.myid);
   MPI_Comm_size(world, &runtime.size);
   log_set_unit(runtime.myid);
-  if ((ret = mpi_quirks_detect(call, world)) != DART_OK) {
+  if ((ret = settings_agree(call, world, &env)) != DART_OK ||
+      (ret = mpi_quirks_detect(call, world)) != DART_OK) {
     MPI_Comm_free(&world);
     goto fail_mpi;
   }
@@ -155,6 +306,7 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
     goto fail_ops;
   }
   runtime.initialized = true;
+  hook_mpi_finalize(call);
   LOG_DEBUG(call, "started: %d units, MPI thread level %d, %s MPI",
             runtime.size, runtime.thread_level,
             runtime.owns_mpi ? "owns" : "borrows");
@@ -193,54 +345,29 @@ dart_ret_t dart_init_thread(int *argc, char ***argv,
 
 dart_ret_t dart_exit(void)
 {
+  if (stopped_in_finalize) {
+    stopped_in_finalize = false;
+    return report_error(DART_ERR_OTHER, __func__, "MPI_Finalize ran before "
+                        "dart_exit and stopped DART; call dart_exit first");
+  }
   REQUIRE_INIT();
-  dart_ret_t ret = DART_OK;
-  /* Atomics this unit sent by message are applied before the last
-   * barrier: after it nobody serves them (am_atomics.h). Unflushed ones
-   * break the API's rule (flush before the end), as at a free
-   * (acc_batch_free): said once. */
-  int waiting = 0;
-  int err = acc_batch_send_every_segment(&waiting);
-  if (waiting > 0) {
-    LOG_WARN(__func__, "%d accumulates not flushed: sent now (flush "
-             "before dart_exit)", waiting);
+  int finished = 0;
+  MPI_Finalized(&finished);
+  if (finished) {
+    /* MPI went without DART's hook (hook_mpi_finalize failed): the
+     * windows, the node-shared memory and the communicators went with it,
+     * nothing can be torn down together any more. DART just stops. */
+    runtime.initialized = false;
+    runtime.owns_mpi = false;
+    target_forget_all();
+    dart_ret_t ret = report_error(DART_ERR_OTHER, __func__, "MPI was "
+                                  "finalized before dart_exit; call "
+                                  "dart_exit first");
+    log_set_unit(-1);
+    return ret;
   }
-  if (err != MPI_SUCCESS) {
-    ret = report_mpi_error(__func__, "MPI_Accumulate", err);
-  }
-  if (am_atomics_quiesce(__func__) != DART_OK) {
-    ret = DART_ERR_OTHER;
-  }
-  /* Everyone must be done with everyone's memory before windows go. */
-  err = team_barrier(DART_TEAM_ALL);
-  if (err != MPI_SUCCESS) {
-    ret = report_mpi_error(__func__, "MPI_Barrier", err);
-  }
-  am_atomics_finalize();
-  bootstrap_finalize();
-  onesided_module_finalize();
-  allocators_finalize();
-  local_pool_finalize();
-  if (team_module_finalize(__func__) != DART_OK) {
-    ret = DART_ERR_OTHER;
-  }
-  operation_module_finalize();
-  datatype_module_finalize();
-  MPI_Comm_free(&runtime.user_p2p_comm);
-  /* No thread's target cache may hit any more: put and get check for
-   * initialization only after a miss. */
-  target_forget_all();
-  runtime.initialized = false;
-  /* Collective, so here and not in stop_mpi: a failed dart_init may stop
-   * MPI on some units only. */
-  if (runtime.owns_mpi) {
-    mpi_quirks_before_finalize();
-  } else {
-    mpi_quirks_before_user_finalize();
-  }
-  stop_mpi();
-  log_set_unit(-1);
-  return ret;
+  unhook_mpi_finalize();
+  return stop_dart(__func__, false);
 }
 
 bool dart_initialized(void) { return runtime.initialized; }

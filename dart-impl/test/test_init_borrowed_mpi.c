@@ -21,7 +21,11 @@ static void setup(int *argc, char ***argv)
 
 static void teardown(void)
 {
-  MPI_Finalize();
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) { /* finalize_before_exit did */
+    MPI_Finalize();
+  }
 }
 
 static void init_exit_cycles(void)
@@ -174,10 +178,65 @@ static void ids_of_an_earlier_run(void)
   }
 }
 
+/* Settings every unit must share (init.c, settings_agree), here set per
+ * unit by the program before dart_init: with different values every unit
+ * fails at once (they hung in dart_init, or later in a lock or a large
+ * reduction); with equal ones, DART starts. */
+static void settings_differ(void)
+{
+  static const char *const names[] = { "DART_LOCK_MODE",
+                                       "DART_MPI_COUNT_LIMIT",
+                                       "DART_SHM_SYNC" };
+  static const char *const values[][2] = { { "hybrid", "mpi-mcs" },
+                                            { "7", "9" },
+                                            { "on", "off" } };
+  for (int i = 0; i < 3; ++i) {
+    STAGE("%s differs between units", names[i]);
+    ASSERT_EQ(setenv(names[i], values[i][rank % 2], 1), 0);
+    dart_ret_t ret = dart_init(&test_argc, &test_argv);
+    if (size > 1) {
+      ASSERT_RET(ret, DART_ERR_INVAL);
+      ASSERT(!dart_initialized());
+    } else {
+      ASSERT_OK(ret);
+      ASSERT_OK(dart_exit());
+    }
+    ASSERT_EQ(setenv(names[i], values[i][0], 1), 0);
+    ASSERT_OK(dart_init(&test_argc, &test_argv));
+    ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+    ASSERT_OK(dart_exit());
+    ASSERT_EQ(unsetenv(names[i]), 0);
+  }
+}
+
+/* The application finalizes MPI while DART runs, with segments and a
+ * team still live: MPI_Finalize stops DART first (init.c,
+ * at_mpi_finalize), and dart_exit says so (MPICH's MPI_Finalize aborted
+ * on DART's open windows; after Open MPI's, dart_exit crashed in its
+ * barrier, whose shared memory MPI had unmapped). The last case: MPI is
+ * gone afterwards (teardown). */
+static void finalize_before_exit(void)
+{
+  ASSERT_OK(dart_init(&test_argc, &test_argv));
+  dart_team_t team = DART_TEAM_NULL;
+  ASSERT_OK(dart_team_clone(DART_TEAM_ALL, &team));
+  dart_gptr_t seg, block;
+  ASSERT_OK(dart_team_memalloc_aligned(team, 64, DART_TYPE_LONG, &seg));
+  ASSERT_OK(dart_memalloc(64, DART_TYPE_LONG, &block));
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  ASSERT_EQ(MPI_Finalize(), MPI_SUCCESS);
+  ASSERT(!dart_initialized());
+  ASSERT_RET(dart_exit(), DART_ERR_OTHER);
+  ASSERT_RET(dart_exit(), DART_ERR_NOTINIT);
+  ASSERT_RET(dart_init(&test_argc, &test_argv), DART_ERR_OTHER);
+}
+
 static const struct test_case cases[] = {
   { "init_exit_cycles", init_exit_cycles },
   { "ids_of_an_earlier_run", ids_of_an_earlier_run },
   { "exit_sends_unflushed", exit_sends_unflushed },
+  { "settings_differ", settings_differ },
+  { "finalize_before_exit", finalize_before_exit },
 };
 
 int main(int argc, char **argv)
