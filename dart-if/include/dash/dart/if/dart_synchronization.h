@@ -105,7 +105,7 @@ dart_ret_t dart_lock_acquire(
  * Between nodes a lock of the default mode (hybrid) may sit in the shared
  * memory of its home node, which only the units of that node can hand
  * over; they do so from inside any DART call. A try from another node
- * that finds it there asks for it and waits up to 20 ms for that; if the
+ * that finds it there asks for it and waits up to 100 ms for that; if the
  * home node's units stay outside DART calls for longer, the try gets 0
  * even though nobody holds the lock, and so do the tries after it, at
  * once, until the home node has answered (then a try gets it).
