@@ -140,6 +140,28 @@ static inline void *xmalloc(size_t bytes)
   return p;
 }
 
+/* Fills the heap with `count` blocks of `size` bytes of 0x41, so that
+ * memory the runtime freed is handed out again and a stale pointer into
+ * it reads garbage (a crash without ASan, a report with it); undone by
+ * test_heap_release. */
+static inline void **test_heap_churn(size_t count, size_t size)
+{
+  void **blocks = xmalloc(count * sizeof *blocks);
+  for (size_t i = 0; i < count; ++i) {
+    blocks[i] = xmalloc(size);
+    memset(blocks[i], 0x41, size);
+  }
+  return blocks;
+}
+
+static inline void test_heap_release(void **blocks, size_t count)
+{
+  for (size_t i = 0; i < count; ++i) {
+    free(blocks[i]);
+  }
+  free(blocks);
+}
+
 /* The runtime logs every error it returns; expected ones are muted. */
 static inline int mute_log(void)
 {

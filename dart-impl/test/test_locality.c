@@ -364,13 +364,7 @@ static void clone_outlives_team(void)
   ASSERT_OK(dart_team_destroy(&team));
 
   enum { BLOCKS = 32768 }; /* about 6 MB of domains */
-  void **blocks = malloc(BLOCKS * sizeof *blocks);
-  ASSERT(blocks != NULL);
-  for (int i = 0; i < BLOCKS; ++i) {
-    blocks[i] = malloc(sizeof(dart_domain_locality_t));
-    ASSERT(blocks[i] != NULL);
-    memset(blocks[i], 0x41, sizeof(dart_domain_locality_t));
-  }
+  void **blocks = test_heap_churn(BLOCKS, sizeof(dart_domain_locality_t));
   const char *keep[] = {leaf0};
   STAGE("select on the clone");
   ASSERT_OK(dart_domain_select(copy, 1, keep));
@@ -384,10 +378,7 @@ static void clone_outlives_team(void)
   const char *drop[] = {group};
   ASSERT_OK(dart_domain_exclude(copy, 1, drop));
   ASSERT_EQ(copy->num_units, 0);
-  for (int i = 0; i < BLOCKS; ++i) {
-    free(blocks[i]);
-  }
-  free(blocks);
+  test_heap_release(blocks, BLOCKS);
   ASSERT_OK(dart_domain_destroy(copy));
 }
 

@@ -438,29 +438,17 @@ static int test_add_move(dart_domain_locality_t *root)
   return 0;
 }
 
-/* Takes a few MB of domain-sized blocks filled with 0x41 so that freed
- * domains are reused: a stale parent then reads as a huge child count
- * and a wild children pointer (a crash without ASan, which reports the
- * read itself). Release with heap_release. */
+/* A few MB of domain-sized blocks (test_heap_churn): a stale parent then
+ * reads as a huge child count and a wild children pointer. */
 enum { CHURN_BLOCKS = 32768 }; /* about 6 MB of domains */
 static void **heap_churn(void)
 {
-  void **blocks = malloc(CHURN_BLOCKS * sizeof *blocks);
-  ASSERT(blocks != NULL);
-  for (int i = 0; i < CHURN_BLOCKS; ++i) {
-    blocks[i] = malloc(sizeof(dart_domain_locality_t));
-    ASSERT(blocks[i] != NULL);
-    memset(blocks[i], 0x41, sizeof(dart_domain_locality_t));
-  }
-  return blocks;
+  return test_heap_churn(CHURN_BLOCKS, sizeof(dart_domain_locality_t));
 }
 
 static void heap_release(void **blocks)
 {
-  for (int i = 0; i < CHURN_BLOCKS; ++i) {
-    free(blocks[i]);
-  }
-  free(blocks);
+  test_heap_release(blocks, CHURN_BLOCKS);
 }
 
 static dart_domain_locality_t *clone_of(const dart_domain_locality_t *root,
