@@ -183,8 +183,7 @@ static dart_ret_t publish_segment(const char *call, struct team *team,
    * one, which UCX then tried to register). */
   size_t phase = seg->my_size > 0 ? (uintptr_t)seg->my_base % PORTION_ALIGN
                                   : 0;
-  size_t exposed = seg->padded ? segment_padded_size(seg->my_size)
-                               : seg->my_size;
+  size_t exposed = segment_window_size(seg, seg->my_size);
   if (own) {
     err = MPI_Win_create(seg->my_size > 0 ? seg->my_base - phase : NULL,
                          (MPI_Aint)(exposed + phase), 1, MPI_INFO_NULL,
@@ -358,7 +357,8 @@ static dart_ret_t allocate_shared(const char *call, struct team *team,
   struct node_shm shm;
   seg->padded = true;
   dart_ret_t ret = node_shm_alloc(call, team->node_comm,
-                                  segment_padded_size(seg->my_size), &shm);
+                                  segment_window_size(seg, seg->my_size),
+                                  &shm);
   if (ret != DART_OK) {
     /* Members on other nodes are on their way to the exchange: go there
      * with an empty portion and make the allocation fail everywhere. */

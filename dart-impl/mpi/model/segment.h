@@ -75,9 +75,13 @@ struct segment {
  * seg->sizes (target.h). */
 #define SEGMENT_PAD 8
 
-static inline size_t segment_padded_size(size_t bytes)
+/* Bytes of memory behind, and of window over, a portion of `bytes`. */
+static inline size_t segment_window_size(const struct segment *seg,
+                                         size_t bytes)
 {
-  return (bytes + (SEGMENT_PAD - 1)) & ~(size_t)(SEGMENT_PAD - 1);
+  return seg->padded
+           ? (bytes + (SEGMENT_PAD - 1)) & ~(size_t)(SEGMENT_PAD - 1)
+           : bytes;
 }
 
 /* Bytes of `unit`'s portion that seg->win exposes, from its start (a
@@ -85,8 +89,8 @@ static inline size_t segment_padded_size(size_t bytes)
 static inline size_t segment_exposed_size(const struct segment *seg,
                                           int unit)
 {
-  size_t size = __atomic_load_n(&seg->sizes[unit], __ATOMIC_RELAXED);
-  return seg->padded ? segment_padded_size(size) : size;
+  return segment_window_size(
+    seg, __atomic_load_n(&seg->sizes[unit], __ATOMIC_RELAXED));
 }
 
 /* A byte of `unit`'s portion in seg->win for mpi_win_flush_settled

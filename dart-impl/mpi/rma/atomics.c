@@ -413,8 +413,7 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
     /* Nothing changes, but the pointer must name a live portion all the
      * same (dart_communication.h, "Validity of a target"). */
     struct target t = { 0 };
-    return target_resolve(call, gptr, 0, &t) == DART_OK ? DART_OK
-                                                        : DART_ERR_INVAL;
+    return target_resolve(call, gptr, 0, &t);
   }
   if (values == NULL) {
     return report_error(DART_ERR_INVAL, call, "operand buffer is NULL");

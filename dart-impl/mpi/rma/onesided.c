@@ -134,9 +134,8 @@ cached_direct(const void *local, dart_gptr_t gptr, size_t nelem,
  * `bytes` is at least 2 (direct_move below).
  *
  * The two ranges may overlap: a unit may put from its own buffer into its
- * own portion, or from a node peer's mapped portion into that portion,
- * and a basic-type transfer then copies as memmove does, on every path
- * (MPI's does). Each mover loads everything before it stores up to the
+ * own portion, and a basic-type transfer then copies as memmove does
+ * (dart_communication.h, "Overlapping buffers"). Each mover loads everything before it stores up to the
  * size its variant names (OVERLAP_SAFE_*: every inline size for the AVX
  * variants, 32 bytes for the baseline's loop); above, overlapping ranges
  * go out of line to memmove. The AVX variants thus test nothing more;
@@ -473,8 +472,7 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
   if (nelem == 0) {
     /* Nothing moves, but the pointer must name a live portion all the
      * same (dart_communication.h, "Validity of a target"). */
-    return target_resolve(call, gptr, 0, &t) == DART_OK ? DART_OK
-                                                        : DART_ERR_INVAL;
+    return target_resolve(call, gptr, 0, &t);
   }
   if (local == NULL) {
     return report_error(DART_ERR_INVAL, call,
@@ -917,7 +915,7 @@ static int complete(struct pending_transfer *p, bool remote)
  * only its MPI request, if any, is left to release. Nothing may reach the
  * target now, which may have unmapped its portion already (a flush that
  * probes the target first, mpi_win_flush_settled, crashed MPICH's). */
-static void complete_if_gone(void *entry, void *seg)
+static void release_if_gone(void *entry, void *seg)
 {
   struct pending_transfer *p = entry;
   if (p->segment == seg) {
@@ -931,7 +929,7 @@ static void complete_if_gone(void *entry, void *seg)
 
 void onesided_segment_freed(const struct segment *seg)
 {
-  handle_table_each(&pending, complete_if_gone, (void *)seg);
+  handle_table_each(&pending, release_if_gone, (void *)seg);
 }
 
 static void consume(dart_handle_t *handle)
