@@ -25,10 +25,12 @@
 #include "mpi/core/quirks.h"
 #include "mpi/core/runtime.h"
 #include "mpi/core/serialize.h"
+#include "mpi/model/target.h"
 
 #include <dash/dart/if/dart_team_group.h>
 
 #include <dirent.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -215,6 +217,13 @@ static void set_own_size(struct segment *seg, size_t size)
   __atomic_store_n(&seg->sizes[exposure.me], size, __ATOMIC_SEQ_CST);
 }
 
+/* One refresh at a time: two that read one unit's state at different
+ * times must not store its sizes in the other order. Taken after
+ * acc_batch.c's lock and before mpi_serial's; never for my own portion,
+ * which serving another node's atomics refreshes from inside progress
+ * (rma/am_atomics.c), maybe while this thread waits in a refresh. */
+static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* segment_watch.refresh of segment 0: reads `unit`'s exposure, waiting
  * while it changes. */
 static bool refresh(struct segment *seg, int unit)
@@ -222,25 +231,39 @@ static bool refresh(struct segment *seg, int unit)
   if (exposure.ctl_win == MPI_WIN_NULL) {
     return true;
   }
-  /* Down before the read: a change that raises it again from here on is
-   * seen by the next access. */
-  __atomic_store_n(&exposure.ctl->changed[unit], 0, __ATOMIC_SEQ_CST);
+  unsigned char *flag = &exposure.ctl->changed[unit];
   if (unit == exposure.me) {
-    return true; /* my own size is always current */
+    /* My own size is always current; my other threads' entries go. */
+    target_forget_all();
+    __atomic_store_n(flag, 0, __ATOMIC_SEQ_CST);
+    return true;
   }
+  pthread_mutex_lock(&refresh_lock);
+  /* Counted, every thread's entries dropped, and only then the flag down
+   * (segment.h, struct segment_watch); down before the read, so that a
+   * change that raises it again from here on is seen by the next
+   * access. */
+  __atomic_add_fetch(&exposure.watch.refreshing, 1, __ATOMIC_SEQ_CST);
+  target_forget_all();
+  __atomic_store_n(flag, 0, __ATOMIC_SEQ_CST);
+  bool ok = false;
   for (;;) {
     uint64_t state = 0;
     int err = read_state(unit, &state);
     if (err != MPI_SUCCESS) {
       report_mpi_error("dart_put/get", "MPI_Fetch_and_op", err);
-      return false;
+      break;
     }
     if (!(state & STATE_CHANGING)) {
       __atomic_store_n(&seg->sizes[unit], (size_t)state, __ATOMIC_RELAXED);
-      return true;
+      ok = true;
+      break;
     }
     progress_sleep(20000); /* the change takes its grace time */
   }
+  __atomic_sub_fetch(&exposure.watch.refreshing, 1, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&refresh_lock);
+  return ok;
 }
 
 /* --- life cycle ------------------------------------------------------ */

@@ -17,8 +17,15 @@ struct segment;
 struct segment_watch {
   const unsigned char *changed; /* unit -> its portion changed since this
                                    unit last read its size */
-  /* Re-reads `unit`'s portion size into seg->sizes; false (logged) when
-   * it cannot. */
+  /* Refreshes under way in this process. A refresh takes a flag down
+   * before it reads the size (a change raising it again meanwhile is then
+   * seen), so for that moment a flag is down over a size not yet read:
+   * a thread that finds the flag down looks here next, and while this is
+   * not zero it refreshes too (target_watch_ok, target_remember). */
+  int refreshing;
+  /* Re-reads `unit`'s portion size into seg->sizes, one refresh at a
+   * time, after it dropped every thread's cached targets and took the
+   * flag down; false (logged) when it cannot. */
   bool (*refresh)(struct segment *seg, int unit);
 };
 

@@ -5,8 +5,9 @@ __thread struct direct_target_cache target_cache
   __attribute__((tls_model("initial-exec")));
 __thread struct atomic_target_cache atomic_target_cache
   __attribute__((tls_model("initial-exec")));
+static const unsigned char never_up;
 __thread struct watched_target_cache watched_target_cache
-  __attribute__((tls_model("initial-exec")));
+  __attribute__((tls_model("initial-exec"))) = { .changed = &never_up };
 /* Starts above every cache entry's zero generation: no entry is valid
  * before it was filled. */
 atomic_uint segment_generation = 1;
@@ -49,19 +50,20 @@ bool target_watch_ok(struct segment *seg, int unit, uint64_t offset,
                      size_t span)
 {
   const struct segment_watch *w = seg->watch;
-  size_t size = __atomic_load_n(&seg->sizes[unit], __ATOMIC_RELAXED);
-  if (span_fits(size, offset, span) &&
-      !__atomic_load_n(&w->changed[unit], __ATOMIC_ACQUIRE)) {
+  /* The flag, then the refreshes, then the size: a flag that another
+   * thread's refresh took down is seen with that refresh under way or
+   * with its size in place (segment.h, struct segment_watch). */
+  if (!__atomic_load_n(&w->changed[unit], __ATOMIC_ACQUIRE) &&
+      !__atomic_load_n(&w->refreshing, __ATOMIC_ACQUIRE) &&
+      span_fits(__atomic_load_n(&seg->sizes[unit], __ATOMIC_RELAXED), offset,
+                span)) {
     return true;
   }
-  /* The refresh takes the flag down, which cached entries of this
-   * portion (this thread's and the others') rely on: they go too. */
-  target_forget_all();
   if (!w->refresh(seg, unit)) {
     return false;
   }
-  size = __atomic_load_n(&seg->sizes[unit], __ATOMIC_RELAXED);
-  return span_fits(size, offset, span);
+  return span_fits(__atomic_load_n(&seg->sizes[unit], __ATOMIC_RELAXED),
+                   offset, span);
 }
 
 bool target_key_layout_ok(void)

@@ -126,16 +126,26 @@ static inline bool portion_holds(const struct mapped_portion *p,
   return false;
 }
 
-static inline void portion_remember(struct mapped_portion *p,
-                                    dart_gptr_t gptr, const struct target *t)
+/* Fills `p` as of `generation`, read before anything else it holds. */
+static inline void portion_remember_as_of(struct mapped_portion *p,
+                                          dart_gptr_t gptr,
+                                          const struct target *t,
+                                          unsigned generation)
 {
   p->key = target_cache_key(gptr);
-  p->generation = atomic_load_explicit(&segment_generation,
-                                       memory_order_relaxed);
+  p->generation = generation;
   p->base = t->direct - gptr.addr_or_offs.offset;
   /* A watched segment's sizes change under other threads
    * (memory/pool_exposure.c). */
   p->size = __atomic_load_n(&t->segment->sizes[t->unit], __ATOMIC_RELAXED);
+}
+
+static inline void portion_remember(struct mapped_portion *p,
+                                    dart_gptr_t gptr, const struct target *t)
+{
+  portion_remember_as_of(
+    p, gptr, t,
+    atomic_load_explicit(&segment_generation, memory_order_acquire));
 }
 
 /* Whether this thread's cache holds the portion of `span` bytes at
@@ -155,7 +165,9 @@ static inline bool target_cached(dart_gptr_t gptr, size_t span,
  * there cost 0.3 ns per 8-byte put, waiting behind the put's fence). */
 struct watched_target_cache {
   struct mapped_portion portion;
-  const unsigned char  *changed; /* the unit's change flag, here */
+  const unsigned char  *changed; /* the unit's change flag, here; a flag
+                                    that is never up until the first
+                                    entry */
 };
 extern __thread struct watched_target_cache watched_target_cache
   __attribute__((tls_model("initial-exec")));
@@ -164,8 +176,11 @@ static inline bool target_cached_watched(dart_gptr_t gptr, size_t span,
                                          char **direct)
 {
   const struct watched_target_cache *c = &watched_target_cache;
-  return portion_holds(&c->portion, gptr, span, direct) &&
-         __atomic_load_n(c->changed, __ATOMIC_ACQUIRE) == 0;
+  /* The flag before the generation: another thread's refresh drops every
+   * entry before it takes the flag down (segment.h), so a flag seen down
+   * by that refresh comes with the entry seen dropped. */
+  return __atomic_load_n(c->changed, __ATOMIC_ACQUIRE) == 0 &&
+         portion_holds(&c->portion, gptr, span, direct);
 }
 
 /* Notes direct stores that no fence has ordered yet (see
@@ -180,8 +195,16 @@ static inline void target_remember(dart_gptr_t gptr, const struct target *t)
 {
   const struct segment_watch *watch = t->segment->watch;
   if (watch != NULL) {
-    portion_remember(&watched_target_cache.portion, gptr, t);
-    watched_target_cache.changed = &watch->changed[t->unit];
+    /* The generation, then the refreshes, then the size: an entry made
+     * while another thread's refresh is under way would keep a size that
+     * refresh has not read yet; it is not made. */
+    unsigned generation =
+      atomic_load_explicit(&segment_generation, memory_order_acquire);
+    if (__atomic_load_n(&watch->refreshing, __ATOMIC_ACQUIRE) == 0) {
+      portion_remember_as_of(&watched_target_cache.portion, gptr, t,
+                             generation);
+      watched_target_cache.changed = &watch->changed[t->unit];
+    }
     return;
   }
   portion_remember(&target_cache.portion, gptr, t);
@@ -294,7 +317,9 @@ static inline struct segment *target_cached_segment(dart_gptr_t gptr,
 /* Invalidates every thread's cached target (a segment goes away). */
 static inline void target_forget_all(void)
 {
-  atomic_fetch_add_explicit(&segment_generation, 1, memory_order_relaxed);
+  /* Release: what the caller wrote before (a refresh's count, segment.h)
+   * is seen by whoever sees the new generation. */
+  atomic_fetch_add_explicit(&segment_generation, 1, memory_order_release);
 }
 
 /* Enters MPI now and then, so a unit that waits on shared memory still

@@ -169,6 +169,13 @@ static int send_complete(const struct acc_batches *s, struct acc_batch *b,
     if (err == MPI_SUCCESS) {
       err = mpi_win_flush_settled(unit, win, disps[0], remote);
     });
+  if (err == MPI_SUCCESS && !remote) {
+    /* Complete here only: the unit awaits a remote flush again. Its mark
+     * from acc_batch_add may have been taken by a flush of all units that
+     * ran before this send (another thread's), or may come only after
+     * the flush that sends it takes the marks. */
+    rma_targets_mark(&s->seg->rma_targets, unit);
+  }
   return err;
 }
 
