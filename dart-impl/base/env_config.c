@@ -1,5 +1,6 @@
 #include "base/env_config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -89,7 +90,12 @@ static int read_int(const char *var, int min, int max, int *value,
   char *end = NULL;
   errno = 0;
   long parsed = strtol(text, &end, 10);
-  if (errno != 0 || *end != '\0' || parsed < min || parsed > max) {
+  /* Digits only, with an optional minus: strtol would also skip leading
+   * blanks and take a plus, which no other setting accepts. */
+  bool plain = isdigit((unsigned char)text[0]) ||
+               (text[0] == '-' && isdigit((unsigned char)text[1]));
+  if (!plain || errno != 0 || *end != '\0' || parsed < min ||
+      parsed > max) {
     snprintf(why, why_len, "%s='%s' is not an integer in [%d, %d]", var,
              text, min, max);
     return -1;
@@ -171,6 +177,12 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
                why_len) ||
       read_int("DART_STALL_WARN_MS", 0, 86400000, &stall_warn_ms, why,
                why_len)) {
+    return -1;
+  }
+  if (pool_max_mib != 0 && pool_max_mib < pool_mib) {
+    snprintf(why, why_len, "DART_LOCAL_POOL_MAX_MIB=%d is below "
+             "DART_LOCAL_POOL_MIB=%d, the pool's first size", pool_max_mib,
+             pool_mib);
     return -1;
   }
   cfg->log_level          = (enum log_level)log_level;

@@ -85,6 +85,9 @@ static void read_switches(void)
     { "DART_SHM_SYNC", "maybe", "off" },
     { "DART_UNITS_PER_NODE", "-1", "DART_UNITS_PER_NODE" },
     { "DART_UNITS_PER_NODE", "2x", "DART_UNITS_PER_NODE" },
+    { "DART_UNITS_PER_NODE", " 2", "DART_UNITS_PER_NODE" },
+    { "DART_UNITS_PER_NODE", "+2", "DART_UNITS_PER_NODE" },
+    { "DART_UNITS_PER_NODE", "-", "DART_UNITS_PER_NODE" },
     { "DART_MPI_COUNT_LIMIT", "0", "[1, " },
     { "DART_MPI_COUNT_LIMIT", "99999999999", "DART_MPI_COUNT_LIMIT" },
     { "DART_LOCAL_POOL_MIB", "0", "DART_LOCAL_POOL_MIB" },
@@ -92,6 +95,8 @@ static void read_switches(void)
     { "DART_LOCK_MODE", "spin", "hybrid" },
     { "DART_NODEDB_LOCK", "mcs", "rwlock" },
     { "DART_LOCAL_POOL_MAX_MIB", "-1", "DART_LOCAL_POOL_MAX_MIB" },
+    /* Below DART_LOCAL_POOL_MIB=2, set above. */
+    { "DART_LOCAL_POOL_MAX_MIB", "1", "DART_LOCAL_POOL_MIB=2" },
     { "DART_LOCK_POLICY", "lru", "history" },
     { "DART_PROGRESS_THREAD", "maybe", "off" },
     { "DART_REMOTE_ATOMICS", "shmem", "message" },
