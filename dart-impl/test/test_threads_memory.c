@@ -20,6 +20,14 @@
  *   barrier, checks its own portion and frees the segment, round after
  *   round, all threads at once.
  *
+ * - peer_pool: every thread puts to and gets back a block of its own in
+ *   the next unit's local pool, while thread 0 of every unit grows its own
+ *   pool past its size and shrinks it again now and then. Each shrink
+ *   raises the owner's change flag at every unit, and the threads of a
+ *   unit share that flag: one thread's refresh must not let another use
+ *   a size it has not read (memory/pool_exposure.c). A block read back
+ *   wrong, or refused, fails.
+ *
  * argv[1]: rounds (default 10000 blocks per thread, a 200th of that, at
  * least 5, in team rounds). Without MPI_THREAD_MULTIPLE the test fails: the
  * registrations run it where both MPIs grant it. */
@@ -181,6 +189,55 @@ static void *team_worker(void *arg)
   return NULL;
 }
 
+enum { PEER_WORDS = 8 };
+static dart_gptr_t *peer_blocks; /* unit -> its THREADS blocks */
+
+static void *peer_pool_worker(void *arg)
+{
+  int t = (int)(intptr_t)arg;
+  int next = (me + 1) % n;
+  dart_gptr_t g = peer_blocks[next * THREADS + t];
+  long out[PEER_WORDS], got[PEER_WORDS];
+  test_threads_line_up();
+  for (long r = 0; r < rounds; ++r) {
+    if (t == 0 && r % 64 == 0) {
+      dart_gptr_t big; /* past the 1 MiB pool, and back at the free */
+      ASSERT_OK(dart_memalloc((size_t)3 << 19, DART_TYPE_BYTE, &big));
+      ASSERT_OK(dart_memfree(big));
+    }
+    for (int k = 0; k < PEER_WORDS; ++k) {
+      out[k] = ((long)me << 48) + ((long)t << 40) + r * PEER_WORDS + k;
+      got[k] = -1;
+    }
+    ASSERT_OK(dart_put_blocking(g, out, PEER_WORDS, DART_TYPE_LONG,
+                                DART_TYPE_LONG));
+    ASSERT_OK(dart_get_blocking(got, g, PEER_WORDS, DART_TYPE_LONG,
+                                DART_TYPE_LONG));
+    for (int k = 0; k < PEER_WORDS; ++k) {
+      ASSERT_EQ(got[k], out[k]);
+    }
+  }
+  return NULL;
+}
+
+static void peer_pool(void)
+{
+  dart_gptr_t mine[THREADS];
+  for (int t = 0; t < THREADS; ++t) {
+    ASSERT_OK(dart_memalloc(PEER_WORDS, DART_TYPE_LONG, &mine[t]));
+  }
+  peer_blocks = xmalloc((size_t)n * THREADS * sizeof *peer_blocks);
+  ASSERT_OK(dart_allgather(mine, peer_blocks, sizeof mine, DART_TYPE_BYTE,
+                           DART_TEAM_ALL));
+  test_threads_run(THREADS, peer_pool_worker);
+  /* Nobody frees a block before the unit before it is done with it. */
+  ASSERT_OK(dart_barrier(DART_TEAM_ALL));
+  for (int t = 0; t < THREADS; ++t) {
+    ASSERT_OK(dart_memfree(mine[t]));
+  }
+  free(peer_blocks);
+}
+
 static void setup(int *argc, char ***argv)
 {
   test_threads_start(argc, argv, &me, &n, &rounds, ALARM_S);
@@ -220,6 +277,7 @@ static const struct test_case cases[] = {
   { "local_pool", local_pool },
   { "allocator", allocator_pool },
   { "team_segments", team_segments },
+  { "peer_pool", peer_pool },
 };
 
 int main(int argc, char **argv)
