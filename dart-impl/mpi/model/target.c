@@ -10,7 +10,7 @@ __thread struct watched_target_cache watched_target_cache
   __attribute__((tls_model("initial-exec"))) = { .changed = &never_up };
 /* Starts above every cache entry's zero generation: no entry is valid
  * before it was filled. */
-atomic_uint segment_generation = 1;
+_Atomic uint64_t segment_generation = 1;
 
 dart_ret_t target_report_invalid(const char *call, dart_gptr_t gptr,
                                  size_t span)

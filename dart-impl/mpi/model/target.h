@@ -68,7 +68,7 @@ static inline dart_ret_t target_resolve(const char *call, dart_gptr_t gptr,
 /* One unit's portion mapped here, as a cache remembers it. */
 struct mapped_portion {
   uint64_t key;        /* team, segment and unit of the gptr */
-  unsigned generation;
+  uint64_t generation; /* 64 bits: never wraps back to a kept entry's */
   char    *base;       /* the unit's portion, mapped here */
   size_t   size;
 };
@@ -95,7 +95,8 @@ extern __thread struct direct_target_cache target_cache
   __attribute__((tls_model("initial-exec")));
 /* Hidden: read by every fast path, which then loads it directly instead
  * of its address from the GOT first. */
-extern atomic_uint segment_generation __attribute__((visibility("hidden")));
+extern _Atomic uint64_t segment_generation
+  __attribute__((visibility("hidden")));
 
 /* The gptr's first 8 bytes without the flags byte: unit (24 bits),
  * segment and team, one AND instead of three bit-field extractions (the
@@ -130,7 +131,7 @@ static inline bool portion_holds(const struct mapped_portion *p,
 static inline void portion_remember_as_of(struct mapped_portion *p,
                                           dart_gptr_t gptr,
                                           const struct target *t,
-                                          unsigned generation)
+                                          uint64_t generation)
 {
   p->key = target_cache_key(gptr);
   p->generation = generation;
@@ -198,7 +199,7 @@ static inline void target_remember(dart_gptr_t gptr, const struct target *t)
     /* The generation, then the refreshes, then the size: an entry made
      * while another thread's refresh is under way would keep a size that
      * refresh has not read yet; it is not made. */
-    unsigned generation =
+    uint64_t generation =
       atomic_load_explicit(&segment_generation, memory_order_acquire);
     if (__atomic_load_n(&watch->refreshing, __ATOMIC_ACQUIRE) == 0) {
       portion_remember_as_of(&watched_target_cache.portion, gptr, t,
@@ -219,7 +220,7 @@ static inline void target_remember(dart_gptr_t gptr, const struct target *t)
  * Invalidated with the entry above. */
 struct atomic_target_cache {
   uint64_t      key;   /* team and segment of the gptr */
-  unsigned      generation;
+  uint64_t      generation;
   int           units;
   const size_t *sizes; /* team unit -> bytes of its portion */
   char *const  *bases; /* team unit -> its portion, mapped here */
@@ -291,7 +292,7 @@ static inline void target_remember_atomic(dart_gptr_t gptr,
 static inline struct segment *target_cached_segment(dart_gptr_t gptr,
                                                     bool all_units)
 {
-  unsigned generation = atomic_load_explicit(&segment_generation,
+  uint64_t generation = atomic_load_explicit(&segment_generation,
                                              memory_order_relaxed);
   const struct direct_target_cache *d = &target_cache;
   /* Likely: a flush mostly follows a put or get through this cache, and
