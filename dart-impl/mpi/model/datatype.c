@@ -184,6 +184,64 @@ dart_ret_t dart_type_create_strided(dart_datatype_t basetype, size_t stride,
   return ret == DART_OK ? publish(__func__, desc, newtype) : ret;
 }
 
+struct block {
+  size_t offset, len;
+};
+
+static int block_by_offset(const void *a, const void *b)
+{
+  size_t x = ((const struct block *)a)->offset;
+  size_t y = ((const struct block *)b)->offset;
+  return (x > y) - (x < y);
+}
+
+/* Whether two non-empty blocks of an indexed type share an element.
+ * Instances cannot overlap each other (the extent spans every block), so
+ * one instance decides. In offset order the blocks are disjoint exactly
+ * when each starts at or past the end of the one before: blocks given in
+ * that order, the usual case, are checked in one pass without memory,
+ * others in a sorted copy. Offsets and lengths are at most INT_MAX, so
+ * offset + length cannot wrap. */
+static dart_ret_t find_overlap(const char *call, size_t count,
+                               const size_t *lens, const size_t *offs,
+                               bool *overlapping)
+{
+  size_t end = 0; /* of the blocks so far, all disjoint */
+  bool ascending = true;
+  for (size_t i = 0; i < count; ++i) {
+    if (lens[i] == 0) {
+      continue;
+    }
+    if (offs[i] < end) {
+      /* Inside the block before, or before it: the sorted check says. */
+      ascending = false;
+      break;
+    }
+    end = offs[i] + lens[i];
+  }
+  *overlapping = false;
+  if (ascending) {
+    return DART_OK;
+  }
+  struct block *blocks = malloc(count * sizeof *blocks);
+  if (blocks == NULL) {
+    return report_error(DART_ERR_NOMEM, call, "out of memory");
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (lens[i] > 0) {
+      blocks[n++] = (struct block){ offs[i], lens[i] };
+    }
+  }
+  qsort(blocks, n, sizeof *blocks, block_by_offset);
+  for (size_t i = 1; i < n && !*overlapping; ++i) {
+    *overlapping = blocks[i].offset <
+                   blocks[i - 1].offset + blocks[i - 1].len;
+  }
+  free(blocks);
+  return DART_OK;
+}
+
 dart_ret_t dart_type_create_indexed(dart_datatype_t basetype, size_t count,
                                     const size_t blocklen[],
                                     const size_t offset[],
@@ -218,6 +276,12 @@ dart_ret_t dart_type_create_indexed(dart_datatype_t basetype, size_t count,
   if (total == 0) {
     return report_error(DART_ERR_INVAL, __func__, "all blocks are empty");
   }
+  bool overlapping;
+  dart_ret_t found = find_overlap(__func__, count, blocklen, offset,
+                                  &overlapping);
+  if (found != DART_OK) {
+    return found;
+  }
   struct datatype *desc = calloc(1, sizeof *desc);
   size_t *lens = malloc(count * sizeof(size_t));
   size_t *offs = malloc(count * sizeof(size_t));
@@ -241,7 +305,7 @@ dart_ret_t dart_type_create_indexed(dart_datatype_t basetype, size_t count,
     .mpi_base = base->mpi_base, .block_count = total,
     .extent = highest - lowest, .num_blocks = count, .blocklens = lens,
     .offsets = offs, .block_starts = starts,
-    .mpi_instance = MPI_DATATYPE_NULL,
+    .mpi_instance = MPI_DATATYPE_NULL, .overlapping = overlapping,
   };
   dart_ret_t ret = build_instance(__func__, desc);
   return ret == DART_OK ? publish(__func__, desc, newtype) : ret;
@@ -398,6 +462,15 @@ dart_ret_t datatype_check_transfer_spans(const char *call,
                         "src_type %ld and dst_type %ld have different base "
                         "types (%ld, %ld)", (long)src_type, (long)dst_type,
                         (long)s->base, (long)d->base);
+  }
+  /* MPI calls overlapping entries erroneous where data is stored (the
+   * target type of MPI_Put, the origin type of MPI_Get), and a copy
+   * through such a layout would keep one of several values arbitrarily. */
+  if (d->overlapping) {
+    return report_error(DART_ERR_INVAL, call,
+                        "dst_type %ld has overlapping blocks: it may lay out "
+                        "memory a transfer reads, not memory it writes",
+                        (long)dst_type);
   }
   const struct datatype *types[2] = { s, d };
   size_t *spans[2] = { src_span, dst_span };

@@ -30,6 +30,10 @@ struct datatype {
                                   instance (prefix sums of blocklens) */
   MPI_Datatype    mpi_instance;/* strided/indexed: one instance, committed,
                                   extent = extent * base_size */
+  bool            overlapping; /* indexed: two blocks of an instance share
+                                  an element, so the type may describe
+                                  memory a transfer reads, never memory it
+                                  writes (dart_types.h) */
 };
 
 dart_ret_t datatype_module_init(const char *call);
@@ -46,9 +50,11 @@ const struct datatype *datatype_contiguous_or_report(const char *call,
 /* --- one-sided transfers (dart_communication.h) --- */
 
 /* Validates (nelem, src_type, dst_type) of a put/get: both live, same
- * base type, nelem a multiple of each type's block count, and the bytes
- * either side spans within DATATYPE_MAX_SPAN. Logs on behalf of `call`
- * and returns DART_ERR_INVAL otherwise. */
+ * base type, dst_type without overlapping blocks (it lays out the memory
+ * the transfer writes: the target of a put, the local buffer of a get),
+ * nelem a multiple of each type's block count, and the bytes either side
+ * spans within DATATYPE_MAX_SPAN. Logs on behalf of `call` and returns
+ * DART_ERR_INVAL otherwise. */
 dart_ret_t datatype_check_transfer(const char *call, dart_datatype_t src_type,
                                    dart_datatype_t dst_type, size_t nelem,
                                    const struct datatype **src,

@@ -482,7 +482,8 @@ dart_ret_t dart_compare_and_swap(
  * basic type (there is no conversion); strided and indexed types require
  * `nelem` to be a multiple of their block count; #DART_TYPE_UNDEFINED is
  * never valid. Derived types are valid on either side, to node peers and
- * across nodes alike.
+ * across nodes alike, except that `dst_type`, which lays out the memory
+ * the transfer writes, must not have overlapping blocks.
  * @{
  */
 
@@ -500,8 +501,9 @@ dart_ret_t dart_compare_and_swap(
  * \retval DART_OK          Started.
  * \retval DART_ERR_INVAL   Invalid target or access past the portion,
  *                          types that do not match or a count that is not
- *                          a multiple of a block count, `dest` NULL, or a
- *                          size that overflows.
+ *                          a multiple of a block count, a `dst_type` with
+ *                          overlapping blocks (dart_type_create_indexed()),
+ *                          `dest` NULL, or a size that overflows.
  * \retval DART_ERR_OTHER   An MPI call failed.
  * \retval DART_ERR_NOTINIT DART is not initialized.
  */

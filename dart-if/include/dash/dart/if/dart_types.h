@@ -584,7 +584,10 @@ dart_ret_t dart_type_create_strided(
  * One instance covers the sum of `blocklen` elements; element counts used
  * with the type must be multiples of that sum, and consecutive instances
  * follow each other at the type's extent (the largest block end minus the
- * smallest offset). Valid in the put and get calls only.
+ * smallest offset). Valid in the put and get calls only. Blocks may
+ * overlap; such a type lays out memory a transfer only reads (`src_type`)
+ * and is refused with #DART_ERR_INVAL as `dst_type`, the memory it writes
+ * (a put's target, a get's `dest`), where MPI forbids overlapping entries.
  *
  * Local. Thread safety: MT-safe.
  *
