@@ -359,10 +359,54 @@ static void transfer_checks(void)
   ASSERT_OK(dart_type_destroy(&sl));
 }
 
+/* The overlap flag of indexed types, in given and in shuffled block
+ * order, with touching and empty blocks, and what it refuses. */
+static void overlap_flags(void)
+{
+  static const struct {
+    size_t count, lens[4], offs[4];
+    bool   overlapping;
+  } layouts[] = {
+    { 3, { 2, 1, 3 }, { 0, 4, 7 }, false }, /* ascending, gaps */
+    { 2, { 2, 2 }, { 0, 2 }, false },       /* touching */
+    { 2, { 2, 3 }, { 6, 1 }, false },       /* descending, disjoint */
+    { 3, { 2, 0, 2 }, { 0, 1, 2 }, false }, /* an empty block inside */
+    { 2, { 4, 4 }, { 0, 2 }, true },        /* ascending, sharing 2..3 */
+    { 2, { 2, 3 }, { 2, 0 }, true },        /* descending, sharing 2 */
+    { 2, { 1, 1 }, { 5, 5 }, true },        /* the same element twice */
+    { 4, { 1, 1, 1, 3 }, { 9, 3, 6, 0 }, false }, /* shuffled, touching */
+    { 4, { 1, 1, 1, 4 }, { 9, 3, 6, 0 }, true },  /* shuffled, sharing 3 */
+  };
+  for (size_t i = 0; i < sizeof layouts / sizeof *layouts; ++i) {
+    STAGE("layout %zu", i);
+    dart_datatype_t id;
+    ASSERT_OK(dart_type_create_indexed(DART_TYPE_INT, layouts[i].count,
+                                       layouts[i].lens, layouts[i].offs,
+                                       &id));
+    const struct datatype *t = datatype_get(id);
+    ASSERT_EQ(t->overlapping, layouts[i].overlapping);
+    size_t nelem = 2 * t->block_count;
+    const struct datatype *s = NULL, *d = NULL;
+    ASSERT_OK(datatype_check_transfer("t", id, DART_TYPE_INT, nelem, &s, &d));
+    ASSERT_RET(datatype_check_transfer("t", DART_TYPE_INT, id, nelem, &s, &d),
+               layouts[i].overlapping ? DART_ERR_INVAL : DART_OK);
+    ASSERT_OK(dart_type_destroy(&id));
+  }
+  /* Strided and custom types never overlap. */
+  dart_datatype_t st, cust;
+  ASSERT_OK(dart_type_create_strided(DART_TYPE_INT, 2, 2, &st));
+  ASSERT_OK(dart_type_create_custom(12, &cust));
+  ASSERT(!datatype_get(st)->overlapping && !datatype_get(cust)->overlapping);
+  ASSERT(!datatype_get(DART_TYPE_INT)->overlapping);
+  ASSERT_OK(dart_type_destroy(&st));
+  ASSERT_OK(dart_type_destroy(&cust));
+}
+
 static const struct test_case cases[] = {
   { "spec_examples", spec_examples },
   { "layouts", layouts },
   { "transfer_checks", transfer_checks },
+  { "overlap_flags", overlap_flags },
 };
 
 int main(int argc, char **argv)

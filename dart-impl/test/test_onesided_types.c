@@ -228,6 +228,93 @@ static void test_derived(const struct ctx *c)
 }
 
 /* ---------------------------------------------------------------------
+ * Indexed types with overlapping blocks (dart_type_create_indexed): fine
+ * as the layout a transfer reads, refused as the one it writes, on every
+ * path alike.
+ * --------------------------------------------------------------------- */
+
+#define OREGION 64 /* ints per region: [0] refused puts, [1] allowed ones */
+
+static void test_overlapping(const struct ctx *c)
+{
+  /* Blocks in offset order sharing elements 2 and 3 (B 8, E 6), and out
+   * of order sharing element 2 (B 5, E 4). */
+  const size_t l1[] = { 4, 4 }, o1[] = { 0, 2 };
+  const size_t l2[] = { 2, 3 }, o2[] = { 2, 0 };
+  struct layout ovs[2] = { indexed(DART_TYPE_INT, 2, l1, o1),
+                           indexed(DART_TYPE_INT, 2, l2, o2) };
+  const size_t region_bytes = OREGION * sizeof(int);
+  dart_gptr_t seg = alloc_portions(c, 2 * region_bytes);
+  int *mine = (int *)local_base(seg, c->me);
+  int next = (c->me + 1) % c->n, prev = (c->me + c->n - 1) % c->n;
+  int gme = c->global_of[c->me], gnext = c->global_of[next],
+      gprev = c->global_of[prev];
+  int src[OREGION], buf[OREGION];
+  for (size_t p = 0; p < OREGION; ++p) {
+    src[p] = (int)dval(gme, p);
+    mine[p] = mine[OREGION + p] = -(int)dval(gme, p);
+  }
+  ASSERT_OK(dart_barrier(c->team));
+  dart_gptr_t refused = gptr_at(seg, next, 0);
+  dart_gptr_t allowed = gptr_at(seg, next, region_bytes);
+  for (int k = 0; k < 2; ++k) {
+    const struct layout *ov = &ovs[k];
+    size_t nelem = 2 * ov->block_count; /* two instances */
+    STAGE("%s: overlapping type %d as the written layout", c->label, k);
+    ASSERT_RET(dart_put_blocking(refused, src, nelem, DART_TYPE_INT, ov->id),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_put(refused, src, nelem, DART_TYPE_INT, ov->id),
+               DART_ERR_INVAL);
+    dart_handle_t h = (dart_handle_t)0x1234;
+    ASSERT_RET(dart_put_handle(refused, src, nelem, DART_TYPE_INT, ov->id,
+                               &h), DART_ERR_INVAL);
+    ASSERT(h == DART_HANDLE_NULL);
+    memset(buf, POISON, sizeof buf);
+    ASSERT_RET(dart_get_blocking(buf, refused, nelem, DART_TYPE_INT, ov->id),
+               DART_ERR_INVAL);
+    ASSERT_RET(dart_get(buf, refused, nelem, DART_TYPE_INT, ov->id),
+               DART_ERR_INVAL);
+    h = (dart_handle_t)0x1234;
+    ASSERT_RET(dart_get_handle(buf, refused, nelem, DART_TYPE_INT, ov->id,
+                               &h), DART_ERR_INVAL);
+    ASSERT(h == DART_HANDLE_NULL);
+    ASSERT_POISON(buf, 0, sizeof buf);
+
+    /* As the layout read, by a put (my source) and a get (the target's
+     * untouched region), each element comes from its position there. */
+    STAGE("%s: overlapping type %d as the read layout", c->label, k);
+    ASSERT_OK(dart_barrier(c->team));
+    ASSERT_OK(dart_put_blocking(allowed, src, nelem, ov->id, DART_TYPE_INT));
+    ASSERT_OK(dart_barrier(c->team));
+    for (size_t j = 0; j < OREGION; ++j) {
+      int want = j < nelem ? (int)dval(gprev, pos_of(ov, j))
+                           : -(int)dval(gme, j);
+      ASSERT_EQ(mine[OREGION + j], want);
+    }
+    memset(buf, POISON, sizeof buf);
+    ASSERT_OK(dart_get_blocking(buf, refused, nelem, ov->id, DART_TYPE_INT));
+    for (size_t j = 0; j < nelem; ++j) {
+      ASSERT_EQ(buf[j], -(int)dval(gnext, pos_of(ov, j)));
+    }
+    ASSERT_POISON(buf, nelem * sizeof(int), sizeof buf - nelem * sizeof(int));
+    ASSERT_OK(dart_barrier(c->team));
+    for (size_t p = 0; p < OREGION; ++p) {
+      mine[OREGION + p] = -(int)dval(gme, p);
+    }
+    ASSERT_OK(dart_barrier(c->team));
+  }
+  /* Not a byte of the refused region changed. */
+  for (size_t p = 0; p < OREGION; ++p) {
+    ASSERT_EQ(mine[p], -(int)dval(gme, p));
+  }
+  ASSERT_OK(dart_barrier(c->team));
+  ASSERT_OK(dart_team_memfree(seg));
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_OK(dart_type_destroy(&ovs[k].id));
+  }
+}
+
+/* ---------------------------------------------------------------------
  * Zero-element transfers.
  * --------------------------------------------------------------------- */
 
@@ -489,12 +576,14 @@ static void test_handles(const struct ctx *c)
 }
 
 static void derived(void) { on_both_teams(test_derived); }
+static void overlapping(void) { on_both_teams(test_overlapping); }
 static void zero(void) { on_both_teams(test_zero); }
 static void registered(void) { on_both_teams(test_registered); }
 static void handles(void) { on_both_teams(test_handles); }
 
 static const struct test_case cases[] = {
   { "derived", derived },
+  { "overlapping", overlapping },
   { "zero", zero },
   { "registered", registered },
   { "handles", handles },
