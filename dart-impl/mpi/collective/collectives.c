@@ -369,8 +369,8 @@ static dart_ret_t reduce(const char *call, struct team *team,
 {
   size_t bytes = red->count * red->elem_bytes;
   if (team_sync_reduces(team, op, dtype, bytes)) {
-    team_sync_reduce(team, sendbuf, recvbuf, nelem, bytes, dtype, op, root);
-    return DART_OK;
+    return team_sync_reduce(call, team, sendbuf, recvbuf, nelem, bytes,
+                            dtype, op, root);
   }
   if (gather_reduces(team, op, dtype, bytes, root)) {
     return gather_reduce(call, team, sendbuf, recvbuf, nelem, bytes, dtype,

@@ -4,7 +4,8 @@
  *   arrive[u]  one 64-byte line per unit: how many synchronisation
  *              episodes unit u has entered (monotonic, never wraps);
  *   slots[p][u] TEAM_SYNC_MAX_BYTES per unit and parity p = reduction
- *              count mod 2: unit u's contribution.
+ *              count mod 2: unit u's contribution; its call word (count,
+ *              type, op, root) sits in u's arrival line, call[p].
  * An episode: unit u bumps its own epoch with a release store, then
  * waits (acquire loads) until every other unit's epoch has reached its
  * own. Everything u wrote before the release is then visible to every
@@ -23,14 +24,18 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 
+/* The call words ride in the line every peer loads anyway while it waits
+ * for the epoch: comparing them costs no extra cache miss. */
 struct arrival {
   _Atomic uint64_t epoch;
-  char pad[CACHE_LINE - sizeof(uint64_t)];
+  _Atomic uint64_t call[2];
+  char pad[CACHE_LINE - 3 * sizeof(uint64_t)];
 };
 _Static_assert(sizeof(struct arrival) == CACHE_LINE, "an arrival is one line");
 _Static_assert(TEAM_SYNC_MAX_BYTES % CACHE_LINE == 0, "slots start on lines");
@@ -197,27 +202,80 @@ bool team_sync_reduces(const struct team *team, dart_operation_t op,
          local_reduce_supports(op, type);
 }
 
-/* Why two parities suffice: a unit writes its slot of reduction k+2 only
- * after the episode of reduction k+1 completed, i.e. after every member
- * arrived there, and each arrives only once it has finished reading the
- * slots of reduction k. Reduction k+1 uses the other parity. */
-int team_sync_reduce(struct team *team, const void *sendbuf, void *recvbuf,
-                     size_t nelem, size_t bytes, dart_datatype_t type,
-                     dart_operation_t op, int root)
+/* One word says what a unit called: the count (at most
+ * TEAM_SYNC_MAX_BYTES, one byte per element at least), the basic type,
+ * the predefined op and root + 1 (0: dart_allreduce). */
+_Static_assert(TEAM_SYNC_MAX_BYTES < 1 << 16, "the count takes 16 bits");
+_Static_assert(DART_TYPE_LAST <= 1 << 8 && DART_OP_LAST <= 1 << 8,
+               "type and op take 8 bits each");
+
+static uint64_t call_word(size_t nelem, dart_datatype_t type,
+                          dart_operation_t op, int root)
+{
+  return (uint64_t)nelem | (uint64_t)type << 16 | (uint64_t)op << 24 |
+         (uint64_t)(uint32_t)(root + 1) << 32;
+}
+
+/* The call a word describes, for the log; `buf` holds any of them. */
+static void call_text(char *buf, size_t size, uint64_t word)
+{
+  int root = (int)(uint32_t)(word >> 32) - 1;
+  char to[32] = "";
+  if (root >= 0) {
+    snprintf(to, sizeof to, " to unit %d", root);
+  }
+  snprintf(buf, size, "%s%s of %u elements of type %u with op %u",
+           root < 0 ? "dart_allreduce" : "dart_reduce", to,
+           (unsigned)(word & 0xffff), (unsigned)(word >> 16 & 0xff),
+           (unsigned)(word >> 24 & 0xff));
+}
+
+/* Why two parities suffice: a unit writes its slot and call word of
+ * reduction k+2 only after the episode of reduction k+1 completed, i.e.
+ * after every member arrived there, and each arrives only once it has
+ * finished reading the slots and words of reduction k. Reduction k+1
+ * uses the other parity.
+ *
+ * Members that disagree on the call would read stale or partial slots;
+ * every unit compares every call word with unit 0's, sees the same
+ * words and so comes to the same verdict, and all refuse. The episode
+ * and the reduction count advanced on all, so the team stays usable. */
+dart_ret_t team_sync_reduce(const char *call, struct team *team,
+                            const void *sendbuf, void *recvbuf, size_t nelem,
+                            size_t bytes, dart_datatype_t type,
+                            dart_operation_t op, int root)
 {
   struct team_sync *s = team->sync;
   size_t parity_bytes = (size_t)team->size * TEAM_SYNC_MAX_BYTES;
-  char *slots = s->slots + (s->reductions++ & 1) * parity_bytes;
+  unsigned parity = (unsigned)(s->reductions++ & 1);
+  char *slots = s->slots + parity * parity_bytes;
   memcpy(slots + (size_t)team->my_rank * TEAM_SYNC_MAX_BYTES, sendbuf,
          bytes);
+  atomic_store_explicit(&s->arrive[team->my_rank].call[parity],
+                        call_word(nelem, type, op, root),
+                        memory_order_relaxed);
   arrive_and_wait(team);
+  uint64_t first = atomic_load_explicit(&s->arrive[0].call[parity],
+                                        memory_order_relaxed);
+  for (int u = 1; u < team->size; ++u) {
+    uint64_t word = atomic_load_explicit(&s->arrive[u].call[parity],
+                                         memory_order_relaxed);
+    if (word != first) {
+      char theirs[96], unit0[96];
+      call_text(theirs, sizeof theirs, word);
+      call_text(unit0, sizeof unit0, first);
+      return report_error(DART_ERR_INVAL, call,
+                          "team %d: members disagree: unit %d called %s, "
+                          "unit 0 %s", (int)team->id, u, theirs, unit0);
+    }
+  }
   if (root < 0 || root == team->my_rank) {
     /* Same order (unit 0, 1, ...) on every unit: bitwise equal results,
      * floating point included. */
     local_reduce_slots(recvbuf, slots, TEAM_SYNC_MAX_BYTES, team->size,
                        nelem, bytes, type, op);
   }
-  return MPI_SUCCESS;
+  return DART_OK;
 }
 
 int team_barrier(dart_team_t id)

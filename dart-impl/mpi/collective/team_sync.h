@@ -45,9 +45,12 @@ bool team_sync_reduces(const struct team *team, dart_operation_t op,
 
 /* Reduces `nelem` elements (`bytes` in all) over the team; `root` < 0
  * means every member receives the result. Only for calls that
- * team_sync_reduces accepted. */
-int team_sync_reduce(struct team *team, const void *sendbuf, void *recvbuf,
-                     size_t nelem, size_t bytes, dart_datatype_t type,
-                     dart_operation_t op, int root);
+ * team_sync_reduces accepted. Where the members' counts, types, ops or
+ * roots differ, every member logs the difference on behalf of `call` and
+ * returns DART_ERR_INVAL, no recvbuf touched. */
+dart_ret_t team_sync_reduce(const char *call, struct team *team,
+                            const void *sendbuf, void *recvbuf, size_t nelem,
+                            size_t bytes, dart_datatype_t type,
+                            dart_operation_t op, int root);
 
 #endif
