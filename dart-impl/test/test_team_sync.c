@@ -10,7 +10,8 @@
  *    computed here;
  *  - floating-point results bitwise equal on every unit;
  *  - back-to-back reductions (all, rooted, in place) without barriers,
- *    which would read overwritten slots without the double buffering. */
+ *    which would read overwritten slots without the double buffering;
+ *  - members that disagree on the call: all refuse, the team works on. */
 #include "test_nodes.h"
 #include "test.h"
 #include "test_values.h"
@@ -289,6 +290,47 @@ static void check_same_bits(const struct ctx *c)
   free(all);
 }
 
+/* Members that disagree on count, type, op, root or the call itself:
+ * every one refuses without writing its recvbuf, and the next reduction
+ * is exact. Shared memory only: MPI's collectives do not check (the
+ * call is erroneous in MPI), and the team's last unit is the one that
+ * differs, so it needs two units at least. */
+static void check_mismatch(const struct ctx *c)
+{
+  if (!c->shm) {
+    return;
+  }
+  enum { N = 8 };
+  bool odd = c->me == c->n - 1;
+  for (int kind = 0; kind < 5; ++kind) {
+    STAGE("%s: mismatch %d", c->label, kind);
+    long send[N], recv[N];
+    for (int i = 0; i < N; ++i) {
+      send[i] = c->me + i;
+    }
+    memset(recv, POISON, sizeof recv);
+    size_t nelem = 2;
+    dart_datatype_t t = DART_TYPE_LONG;
+    dart_operation_t op = DART_OP_SUM;
+    int root = -1;
+    switch (kind) {
+    case 0: nelem = odd ? 3 : 2; break;
+    case 1: t = odd ? DART_TYPE_DOUBLE : DART_TYPE_LONG; break; /* 8 B */
+    case 2: op = odd ? DART_OP_MAX : DART_OP_SUM; break;
+    case 3: root = odd ? 1 : 0; break;
+    default: root = odd ? 0 : -1; /* dart_reduce against dart_allreduce */
+    }
+    dart_ret_t ret = root < 0
+      ? dart_allreduce(send, recv, nelem, t, op, c->team)
+      : dart_reduce(send, recv, nelem, t, op, DART_TEAM_UNIT_ID(root),
+                    c->team);
+    ASSERT_RET(ret, DART_ERR_INVAL);
+    ASSERT_POISON(recv, 0, sizeof recv);
+    check_reduction(c, DART_TYPE_LONG, DART_OP_SUM, 1 + (size_t)kind, kind,
+                    -1, false);
+  }
+}
+
 static void check_team(dart_team_t team, const char *label,
                        const long long *keys)
 {
@@ -298,6 +340,7 @@ static void check_team(dart_team_t team, const char *label,
   check_all_pairs(&c);
   check_back_to_back(&c);
   check_same_bits(&c);
+  check_mismatch(&c);
 }
 
 /* Collective: the team of the units on unit 0's node. */
