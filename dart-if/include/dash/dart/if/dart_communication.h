@@ -60,7 +60,10 @@ extern "C" {
  * every member; blocks of a buffer that holds one block per member are in
  * team unit order. `dtype` must be a basic or custom type unless stated.
  * Counts beyond `INT_MAX` are allowed. While waiting, a unit keeps
- * serving the team locks homed at it.
+ * serving the team locks homed at it. Members that disagree are an
+ * erroneous program; where a reduction of a single-node team goes
+ * through shared memory, every member detects it and returns
+ * #DART_ERR_INVAL, elsewhere MPI decides what happens.
  * @{
  */
 
