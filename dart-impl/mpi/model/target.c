@@ -5,9 +5,8 @@ __thread struct direct_target_cache target_cache
   __attribute__((tls_model("initial-exec")));
 __thread struct atomic_target_cache atomic_target_cache
   __attribute__((tls_model("initial-exec")));
-static const unsigned char never_up;
 __thread struct watched_target_cache watched_target_cache
-  __attribute__((tls_model("initial-exec"))) = { .changed = &never_up };
+  __attribute__((tls_model("initial-exec")));
 /* Starts above every cache entry's zero generation: no entry is valid
  * before it was filled. */
 _Atomic uint64_t segment_generation = 1;

@@ -166,9 +166,7 @@ static inline bool target_cached(dart_gptr_t gptr, size_t span,
  * there cost 0.3 ns per 8-byte put, waiting behind the put's fence). */
 struct watched_target_cache {
   struct mapped_portion portion;
-  const unsigned char  *changed; /* the unit's change flag, here; a flag
-                                    that is never up until the first
-                                    entry */
+  const unsigned char  *changed; /* the unit's change flag, here */
 };
 extern __thread struct watched_target_cache watched_target_cache
   __attribute__((tls_model("initial-exec")));
@@ -177,11 +175,15 @@ static inline bool target_cached_watched(dart_gptr_t gptr, size_t span,
                                          char **direct)
 {
   const struct watched_target_cache *c = &watched_target_cache;
-  /* The flag before the generation: another thread's refresh drops every
-   * entry before it takes the flag down (segment.h), so a flag seen down
-   * by that refresh comes with the entry seen dropped. */
-  return __atomic_load_n(c->changed, __ATOMIC_ACQUIRE) == 0 &&
-         portion_holds(&c->portion, gptr, span, direct);
+  /* The generation, the flag, the generation again. Another thread's
+   * refresh drops every entry before it takes the flag down (segment.h),
+   * so a flag seen down by that refresh comes with the entry seen dropped
+   * by the second look. The first spares the flag's load where the entry
+   * is not valid: after dart_exit the flag's memory is gone. */
+  return portion_holds(&c->portion, gptr, span, direct) &&
+         __atomic_load_n(c->changed, __ATOMIC_ACQUIRE) == 0 &&
+         c->portion.generation ==
+           atomic_load_explicit(&segment_generation, memory_order_relaxed);
 }
 
 /* Notes direct stores that no fence has ordered yet (see
