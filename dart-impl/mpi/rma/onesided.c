@@ -135,12 +135,12 @@ cached_direct(const void *local, dart_gptr_t gptr, size_t nelem,
  *
  * The two ranges may overlap: a unit may put from its own buffer into its
  * own portion, and a basic-type transfer then copies as memmove does
- * (dart_communication.h, "Overlapping buffers"). Each mover loads everything before it stores up to the
- * size its variant names (OVERLAP_SAFE_*: every inline size for the AVX
- * variants, 32 bytes for the baseline's loop); above, overlapping ranges
- * go out of line to memmove. The AVX variants thus test nothing more;
- * the baseline (x86-64 without AVX2) pays a register save per call for
- * its test. */
+ * (dart_communication.h, "Overlapping buffers"). Each mover loads
+ * everything before it stores up to the size its variant names
+ * (OVERLAP_SAFE_*: every inline size for the AVX variants, 32 bytes for
+ * the baseline's loop); above, overlapping ranges go out of line to
+ * memmove. The AVX variants thus test nothing more; the baseline (x86-64
+ * without AVX2) pays a register save per call for its test. */
 #define INLINE_COPY_MAX 256
 
 /* The put and get entries come in three variants, picked once when the
