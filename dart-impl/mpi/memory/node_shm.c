@@ -103,6 +103,37 @@ static uint64_t shm_bytes_left(void)
   return left;
 }
 
+/* What the node's members need together: `sizes` holds a member's piece
+ * plus its alignment line and, on node rank 0, what is left (others
+ * send 0); it returns with the node's total and what is left. `largest`
+ * returns with the largest piece. Two reductions of fixed size rather
+ * than an all-gather, which needed an array of node-size entries that,
+ * when its malloc failed on one member, left the others waiting in the
+ * all-gather. MPI's error code. */
+static int sum_demand(MPI_Comm node_comm, int node_size, uint64_t sizes[2],
+                      uint64_t *largest)
+{
+  /* No sum can wrap: a piece clamped here makes the total at least
+   * UINT64_MAX / node_size, more than any node has left, which is all
+   * the check needs to know. */
+  uint64_t cap = UINT64_MAX / (uint64_t)node_size;
+  uint64_t mine[2] = { sizes[0] < cap ? sizes[0] : cap, sizes[1] },
+           piece = *largest;
+  /* Both are started before either is waited for: a member whose first
+   * call fails still joins the second, so nobody waits for it there. */
+  MPI_Request requests[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+  int err = MPI_Iallreduce(mine, sizes, 2, MPI_UINT64_T, MPI_SUM, node_comm,
+                           &requests[0]);
+  int err_max = MPI_Iallreduce(&piece, largest, 1, MPI_UINT64_T, MPI_MAX,
+                               node_comm, &requests[1]);
+  err = progress_complete(err, &requests[0]);
+  err_max = progress_complete(err_max, &requests[1]);
+  if (err == MPI_SUCCESS) {
+    err = err_max;
+  }
+  return err;
+}
+
 dart_ret_t node_shm_alloc(const char *call, MPI_Comm node_comm, size_t bytes,
                           struct node_shm *shm)
 {
@@ -117,30 +148,22 @@ dart_ret_t node_shm_alloc(const char *call, MPI_Comm node_comm, size_t bytes,
    * piece in whole pages, the first also what is left, so all decide
    * alike. */
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  uint64_t mine[2] = { ((uint64_t)bytes + page - 1) / page * page,
-                       node_rank == 0 ? shm_bytes_left() : UINT64_MAX };
-  if (mine[0] == 0) {
-    mine[0] = page;
+  /* Beyond half the address space nothing fits anyway; the cap keeps
+   * the rounding and the alignment line from wrapping. */
+  uint64_t piece = (uint64_t)bytes < UINT64_MAX / 2
+                     ? ((uint64_t)bytes + page - 1) / page * page
+                     : UINT64_MAX / 2;
+  if (piece == 0) {
+    piece = page;
   }
-  uint64_t *all = malloc(2 * (size_t)node_size * sizeof *all);
-  if (all == NULL) {
-    return report_error(DART_ERR_NOMEM, call, "out of memory");
-  }
-  MPI_Request request;
-  int err = progress_complete(MPI_Iallgather(mine, 2, MPI_UINT64_T, all, 2,
-                                             MPI_UINT64_T, node_comm,
-                                             &request),
-                              &request);
-  uint64_t largest = 0, total = 0, left = all[1];
-  for (int r = 0; err == MPI_SUCCESS && r < node_size; ++r) {
-    uint64_t piece = all[2 * r] + CACHE_LINE;
-    largest = all[2 * r] > largest ? all[2 * r] : largest;
-    total = total > UINT64_MAX - piece ? UINT64_MAX : total + piece;
-  }
-  free(all);
+  uint64_t sizes[2] = { piece + CACHE_LINE,
+                        node_rank == 0 ? shm_bytes_left() : 0 },
+           largest = piece;
+  int err = sum_demand(node_comm, node_size, sizes, &largest);
   if (err != MPI_SUCCESS) {
-    return report_mpi_error(call, "MPI_Iallgather", err);
+    return report_mpi_error(call, "MPI_Iallreduce", err);
   }
+  uint64_t total = sizes[0], left = sizes[1];
   if (total > left) {
     return report_error(DART_ERR_NOMEM, call,
                         "the %d units of this node would share %llu bytes, "
@@ -165,7 +188,7 @@ dart_ret_t node_shm_alloc(const char *call, MPI_Comm node_comm, size_t bytes,
    * my own piece is backed by memory. */
   int fd = -1;
   dart_ret_t ret = pool_memory_map(call, node_comm, (size_t)largest,
-                                   (size_t)mine[0], &fd, &shm->bases);
+                                   (size_t)piece, &fd, &shm->bases);
   if (ret != DART_OK) {
     return ret;
   }
