@@ -295,14 +295,19 @@ static void check_same_bits(const struct ctx *c)
  * is exact. Shared memory only: MPI's collectives do not check (the
  * call is erroneous in MPI), and the team's last unit is the one that
  * differs, so it needs two units at least. */
+/* Calls that disagree: every member returns DART_ERR_INVAL, writes no
+ * byte of recvbuf, and the team goes on. Kinds 5 and 6 put some members
+ * above the shared-memory limit (MPI's path) and others below, or all
+ * above with different roots; both hung before the members agreed on the
+ * path first. */
 static void check_mismatch(const struct ctx *c)
 {
   if (!c->shm) {
     return;
   }
-  enum { N = 8 };
+  enum { N = TEAM_SYNC_MAX_BYTES / sizeof(long) + 8 };
   bool odd = c->me == c->n - 1;
-  for (int kind = 0; kind < 5; ++kind) {
+  for (int kind = 0; kind < 7; ++kind) {
     STAGE("%s: mismatch %d", c->label, kind);
     long send[N], recv[N];
     for (int i = 0; i < N; ++i) {
@@ -318,7 +323,9 @@ static void check_mismatch(const struct ctx *c)
     case 1: t = odd ? DART_TYPE_DOUBLE : DART_TYPE_LONG; break; /* 8 B */
     case 2: op = odd ? DART_OP_MAX : DART_OP_SUM; break;
     case 3: root = odd ? 1 : 0; break;
-    default: root = odd ? 0 : -1; /* dart_reduce against dart_allreduce */
+    case 4: root = odd ? 0 : -1; break; /* dart_reduce, dart_allreduce */
+    case 5: nelem = odd ? N : 2; break;
+    default: nelem = N; root = odd ? 1 : 0;
     }
     dart_ret_t ret = root < 0
       ? dart_allreduce(send, recv, nelem, t, op, c->team)
@@ -328,6 +335,8 @@ static void check_mismatch(const struct ctx *c)
     ASSERT_POISON(recv, 0, sizeof recv);
     check_reduction(c, DART_TYPE_LONG, DART_OP_SUM, 1 + (size_t)kind, kind,
                     -1, false);
+    /* The path above the limit still gives exact results after it. */
+    check_reduction(c, DART_TYPE_LONG, DART_OP_SUM, N, kind, -1, false);
   }
 }
 

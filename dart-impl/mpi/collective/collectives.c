@@ -372,6 +372,9 @@ static dart_ret_t reduce(const char *call, struct team *team,
     return team_sync_reduce(call, team, sendbuf, recvbuf, nelem, bytes,
                             dtype, op, root);
   }
+  if (team_sync_reduce_elsewhere(call, team, root) != DART_OK) {
+    return DART_ERR_INVAL;
+  }
   if (gather_reduces(team, op, dtype, bytes, root)) {
     return gather_reduce(call, team, sendbuf, recvbuf, nelem, bytes, dtype,
                          op);

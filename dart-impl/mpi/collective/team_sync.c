@@ -202,12 +202,15 @@ bool team_sync_reduces(const struct team *team, dart_operation_t op,
          local_reduce_supports(op, type);
 }
 
-/* One word says what a unit called: the count (at most
- * TEAM_SYNC_MAX_BYTES, one byte per element at least), the basic type,
- * the predefined op and root + 1 (0: dart_allreduce). */
+/* One word says what a unit called. Through shared memory: the count
+ * (at most TEAM_SYNC_MAX_BYTES, one byte per element at least), the
+ * basic type, the predefined op and root + 1 (0: dart_allreduce). Through
+ * MPI: CALL_BY_MPI and root + 1 only, because equal calls may name their
+ * derived types and their own ops by different handles on each unit. */
 _Static_assert(TEAM_SYNC_MAX_BYTES < 1 << 16, "the count takes 16 bits");
 _Static_assert(DART_TYPE_LAST <= 1 << 8 && DART_OP_LAST <= 1 << 8,
                "type and op take 8 bits each");
+#define CALL_BY_MPI ((uint64_t)1 << 63)
 
 static uint64_t call_word(size_t nelem, dart_datatype_t type,
                           dart_operation_t op, int root)
@@ -219,63 +222,103 @@ static uint64_t call_word(size_t nelem, dart_datatype_t type,
 /* The call a word describes, for the log; `buf` holds any of them. */
 static void call_text(char *buf, size_t size, uint64_t word)
 {
-  int root = (int)(uint32_t)(word >> 32) - 1;
+  int root = (int)(uint32_t)(word >> 32 & ~(CALL_BY_MPI >> 32)) - 1;
   char to[32] = "";
   if (root >= 0) {
     snprintf(to, sizeof to, " to unit %d", root);
   }
-  snprintf(buf, size, "%s%s of %u elements of type %u with op %u",
-           root < 0 ? "dart_allreduce" : "dart_reduce", to,
-           (unsigned)(word & 0xffff), (unsigned)(word >> 16 & 0xff),
-           (unsigned)(word >> 24 & 0xff));
+  const char *name = root < 0 ? "dart_allreduce" : "dart_reduce";
+  if (word & CALL_BY_MPI) {
+    snprintf(buf, size, "%s%s of more than %d bytes or of a type or op of "
+             "its own (through MPI)", name, to, TEAM_SYNC_MAX_BYTES);
+  } else {
+    snprintf(buf, size, "%s%s of %u elements of type %u with op %u", name,
+             to, (unsigned)(word & 0xffff), (unsigned)(word >> 16 & 0xff),
+             (unsigned)(word >> 24 & 0xff));
+  }
 }
 
-/* Why two parities suffice: a unit writes its slot and call word of
+/* Publishes my call word of the next reduction, waits for every member
+ * and compares every word with unit 0's; the parity used, or -1 after a
+ * mismatch (logged on behalf of `call`). Every unit sees the same words,
+ * so all come to the same verdict. The episode and the reduction count
+ * advance on all, so the team stays usable after a refusal.
+ *
+ * Why two parities suffice: a unit writes its slot and call word of
  * reduction k+2 only after the episode of reduction k+1 completed, i.e.
  * after every member arrived there, and each arrives only once it has
  * finished reading the slots and words of reduction k. Reduction k+1
- * uses the other parity.
- *
- * Members that disagree on the call would read stale or partial slots;
- * every unit compares every call word with unit 0's, sees the same
- * words and so comes to the same verdict, and all refuse. The episode
- * and the reduction count advanced on all, so the team stays usable. */
-dart_ret_t team_sync_reduce(const char *call, struct team *team,
-                            const void *sendbuf, void *recvbuf, size_t nelem,
-                            size_t bytes, dart_datatype_t type,
-                            dart_operation_t op, int root)
+ * uses the other parity. */
+static int agree_on_call(const char *call, struct team *team,
+                         const void *sendbuf, size_t bytes, uint64_t word)
 {
   struct team_sync *s = team->sync;
-  size_t parity_bytes = (size_t)team->size * TEAM_SYNC_MAX_BYTES;
   unsigned parity = (unsigned)(s->reductions++ & 1);
-  char *slots = s->slots + parity * parity_bytes;
-  memcpy(slots + (size_t)team->my_rank * TEAM_SYNC_MAX_BYTES, sendbuf,
-         bytes);
-  atomic_store_explicit(&s->arrive[team->my_rank].call[parity],
-                        call_word(nelem, type, op, root),
+  if (bytes > 0) {
+    memcpy(s->slots + parity * (size_t)team->size * TEAM_SYNC_MAX_BYTES +
+             (size_t)team->my_rank * TEAM_SYNC_MAX_BYTES,
+           sendbuf, bytes);
+  }
+  atomic_store_explicit(&s->arrive[team->my_rank].call[parity], word,
                         memory_order_relaxed);
   arrive_and_wait(team);
   uint64_t first = atomic_load_explicit(&s->arrive[0].call[parity],
                                         memory_order_relaxed);
   for (int u = 1; u < team->size; ++u) {
-    uint64_t word = atomic_load_explicit(&s->arrive[u].call[parity],
-                                         memory_order_relaxed);
-    if (word != first) {
-      char theirs[96], unit0[96];
-      call_text(theirs, sizeof theirs, word);
+    uint64_t theirs = atomic_load_explicit(&s->arrive[u].call[parity],
+                                           memory_order_relaxed);
+    if (theirs != first) {
+      char text[128], unit0[128];
+      call_text(text, sizeof text, theirs);
       call_text(unit0, sizeof unit0, first);
-      return report_error(DART_ERR_INVAL, call,
-                          "team %d: members disagree: unit %d called %s, "
-                          "unit 0 %s", (int)team->id, u, theirs, unit0);
+      report_error(DART_ERR_INVAL, call,
+                   "team %d: members disagree: unit %d called %s, unit 0 %s",
+                   (int)team->id, u, text, unit0);
+      return -1;
     }
+  }
+  return (int)parity;
+}
+
+/* Members that disagree on the call would read stale or partial slots:
+ * agree_on_call makes all of them refuse instead. */
+dart_ret_t team_sync_reduce(const char *call, struct team *team,
+                            const void *sendbuf, void *recvbuf, size_t nelem,
+                            size_t bytes, dart_datatype_t type,
+                            dart_operation_t op, int root)
+{
+  int parity = agree_on_call(call, team, sendbuf, bytes,
+                             call_word(nelem, type, op, root));
+  if (parity < 0) {
+    return DART_ERR_INVAL;
   }
   if (root < 0 || root == team->my_rank) {
     /* Same order (unit 0, 1, ...) on every unit: bitwise equal results,
      * floating point included. */
-    local_reduce_slots(recvbuf, slots, TEAM_SYNC_MAX_BYTES, team->size,
-                       nelem, bytes, type, op);
+    local_reduce_slots(recvbuf,
+                       team->sync->slots + (size_t)parity *
+                                             (size_t)team->size *
+                                             TEAM_SYNC_MAX_BYTES,
+                       TEAM_SYNC_MAX_BYTES, team->size, nelem, bytes, type,
+                       op);
   }
   return DART_OK;
+}
+
+/* A member whose call goes to MPI while another's goes through shared
+ * memory (a count on either side of TEAM_SYNC_MAX_BYTES) would wait in
+ * MPI for ever while the other waits in the episode: both take part in
+ * the episode first. It costs one episode next to MPI's reduction of
+ * more than TEAM_SYNC_MAX_BYTES. */
+dart_ret_t team_sync_reduce_elsewhere(const char *call, struct team *team,
+                                      int root)
+{
+  if (team->sync == NULL) {
+    return DART_OK;
+  }
+  uint64_t word = CALL_BY_MPI | (uint64_t)(uint32_t)(root + 1) << 32;
+  return agree_on_call(call, team, NULL, 0, word) < 0 ? DART_ERR_INVAL
+                                                      : DART_OK;
 }
 
 int team_barrier(dart_team_t id)

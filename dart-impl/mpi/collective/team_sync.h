@@ -53,4 +53,11 @@ dart_ret_t team_sync_reduce(const char *call, struct team *team,
                             size_t bytes, dart_datatype_t type,
                             dart_operation_t op, int root);
 
+/* For every reduction team_sync_reduces turned away, before it goes to
+ * MPI: where the team has a block, every member must be on its way to
+ * MPI too (with the same root), else all return DART_ERR_INVAL with one
+ * line, as team_sync_reduce does. DART_OK at once without a block. */
+dart_ret_t team_sync_reduce_elsewhere(const char *call, struct team *team,
+                                      int root);
+
 #endif
