@@ -89,7 +89,16 @@ void *handle_table_lookup(struct handle_table *table, intptr_t id)
       __atomic_load_n(&s->generation, __ATOMIC_ACQUIRE) != generation) {
     return NULL;
   }
-  return __atomic_load_n(&s->entry, __ATOMIC_ACQUIRE);
+  /* The generation again after the entry: a remove and an insert between
+   * the two loads would otherwise hand the slot's next entry to this old
+   * id. An entry stored by a later insert comes after that insert's
+   * remove bumped the generation (both under the lock), so whoever loads
+   * the new entry (acquire) then loads the new generation. */
+  void *entry = __atomic_load_n(&s->entry, __ATOMIC_ACQUIRE);
+  if (__atomic_load_n(&s->generation, __ATOMIC_RELAXED) != generation) {
+    return NULL;
+  }
+  return entry;
 }
 
 void *handle_table_remove(struct handle_table *table, intptr_t id)

@@ -4,6 +4,8 @@
 #include "base/handle_table.h"
 #include "test.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -125,10 +127,80 @@ static void each_live_entry(void)
   ASSERT_EQ(sum, 0);
 }
 
+/* An id looked up while its slot is removed and filled again (one
+ * thread destroys a type while another still uses the type's id, a user
+ * error): the lookup returns the id's own entry or NULL, never the
+ * slot's next entry. It read the generation and then the entry, so a
+ * remove and an insert in between returned the next entry for the old
+ * id. A writer thread reuses one slot over and over, with two entries
+ * that alternate with the slot's generation, while this thread looks up
+ * the id the writer handed out last. */
+enum { REUSES = 2000000 };
+
+struct reuse {
+  struct handle_table *table;
+  _Atomic intptr_t     live;  /* the id inserted last */
+  atomic_bool          done;
+  uint64_t             first_generation;
+  int                  entries[2];
+};
+
+/* The generation is the id's part above the slot's 24 bits; every
+ * remove bumps it by one, and a removed slot is the next one reused. */
+static void *entry_for_generation(struct reuse *r, uint64_t generation)
+{
+  return &r->entries[(generation - r->first_generation) % 2];
+}
+
+static void *reuse_slot(void *arg)
+{
+  struct reuse *r = arg;
+  intptr_t id = atomic_load(&r->live);
+  for (int i = 0; i < REUSES; ++i) {
+    uint64_t generation = (uint64_t)id >> 24;
+    ASSERT(handle_table_remove(r->table, id) ==
+           entry_for_generation(r, generation));
+    id = handle_table_insert(r->table,
+                             entry_for_generation(r, generation + 1));
+    ASSERT(((uint64_t)id >> 24) == generation + 1);
+    atomic_store(&r->live, id);
+  }
+  atomic_store(&r->done, true);
+  return NULL;
+}
+
+static void stale_id_under_reuse(void)
+{
+  static struct handle_table table = HANDLE_TABLE_INITIALIZER;
+  static struct reuse r;
+  r.table = &table;
+  atomic_store(&r.done, false);
+  intptr_t first = handle_table_insert(&table, &r.entries[0]);
+  r.first_generation = (uint64_t)first >> 24;
+  atomic_store(&r.live, first);
+  pthread_t writer;
+  ASSERT(pthread_create(&writer, NULL, reuse_slot, &r) == 0);
+  unsigned long lookups = 0, wrong = 0;
+  while (!atomic_load(&r.done)) {
+    intptr_t id = atomic_load(&r.live);
+    void *found = handle_table_lookup(&table, id);
+    wrong += found != NULL &&
+             found != entry_for_generation(&r, (uint64_t)id >> 24);
+    ++lookups;
+  }
+  ASSERT(pthread_join(writer, NULL) == 0);
+  if (wrong != 0) {
+    FAILF("%lu of %lu lookups returned the entry of a later id", wrong,
+          lookups);
+  }
+  handle_table_clear(&table, NULL);
+}
+
 static const struct test_case cases[] = {
   { "insert_lookup_remove", insert_lookup_remove },
   { "ids_dead_after_clear", ids_dead_after_clear },
   { "each_live_entry", each_live_entry },
+  { "stale_id_under_reuse", stale_id_under_reuse },
 };
 
 int main(int argc, char **argv)
