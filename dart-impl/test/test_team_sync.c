@@ -291,15 +291,13 @@ static void check_same_bits(const struct ctx *c)
 }
 
 /* Members that disagree on count, type, op, root or the call itself:
- * every one refuses without writing its recvbuf, and the next reduction
- * is exact. Shared memory only: MPI's collectives do not check (the
- * call is erroneous in MPI), and the team's last unit is the one that
- * differs, so it needs two units at least. */
-/* Calls that disagree: every member returns DART_ERR_INVAL, writes no
- * byte of recvbuf, and the team goes on. Kinds 5 and 6 put some members
- * above the shared-memory limit (MPI's path) and others below, or all
- * above with different roots; both hung before the members agreed on the
- * path first. */
+ * every one refuses without writing its recvbuf, and the next reductions,
+ * below and above the shared-memory limit, are exact. Kinds 5 and 6 put
+ * the last unit's count above the limit (MPI's path) and the others'
+ * below, or all above with different roots; both hung before the members
+ * agreed on the path. Teams that synchronise in shared memory only: MPI's
+ * collectives do not check (the call is erroneous in MPI), and the team's
+ * last unit is the one that differs, so it needs two units at least. */
 static void check_mismatch(const struct ctx *c)
 {
   if (!c->shm) {
@@ -335,7 +333,6 @@ static void check_mismatch(const struct ctx *c)
     ASSERT_POISON(recv, 0, sizeof recv);
     check_reduction(c, DART_TYPE_LONG, DART_OP_SUM, 1 + (size_t)kind, kind,
                     -1, false);
-    /* The path above the limit still gives exact results after it. */
     check_reduction(c, DART_TYPE_LONG, DART_OP_SUM, N, kind, -1, false);
   }
 }
