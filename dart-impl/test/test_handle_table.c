@@ -130,9 +130,9 @@ static void each_live_entry(void)
 /* An id looked up while its slot is removed and filled again (one
  * thread destroys a type while another still uses the type's id, a user
  * error): the lookup returns the id's own entry or NULL, never the
- * slot's next entry. It read the generation and then the entry, so a
- * remove and an insert in between returned the next entry for the old
- * id. A writer thread reuses one slot over and over, with two entries
+ * slot's next entry. The lookup used to read the generation and then
+ * the entry, so a remove and an insert in between returned the next
+ * entry for the old id. A writer thread reuses one slot over and over, with two entries
  * that alternate with the slot's generation, while this thread looks up
  * the id the writer handed out last. */
 enum { REUSES = 2000000 };
