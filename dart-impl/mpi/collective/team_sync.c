@@ -238,6 +238,13 @@ static void call_text(char *buf, size_t size, uint64_t word)
   }
 }
 
+/* The slots of every member for reductions of `parity`. */
+static char *parity_slots(const struct team *team, unsigned parity)
+{
+  return team->sync->slots +
+         parity * (size_t)team->size * TEAM_SYNC_MAX_BYTES;
+}
+
 /* Publishes my call word of the next reduction, waits for every member
  * and compares every word with unit 0's; the parity used, or -1 after a
  * mismatch (logged on behalf of `call`). Every unit sees the same words,
@@ -255,7 +262,7 @@ static int agree_on_call(const char *call, struct team *team,
   struct team_sync *s = team->sync;
   unsigned parity = (unsigned)(s->reductions++ & 1);
   if (bytes > 0) {
-    memcpy(s->slots + parity * (size_t)team->size * TEAM_SYNC_MAX_BYTES +
+    memcpy(parity_slots(team, parity) +
              (size_t)team->my_rank * TEAM_SYNC_MAX_BYTES,
            sendbuf, bytes);
   }
@@ -295,10 +302,7 @@ dart_ret_t team_sync_reduce(const char *call, struct team *team,
   if (root < 0 || root == team->my_rank) {
     /* Same order (unit 0, 1, ...) on every unit: bitwise equal results,
      * floating point included. */
-    local_reduce_slots(recvbuf,
-                       team->sync->slots + (size_t)parity *
-                                             (size_t)team->size *
-                                             TEAM_SYNC_MAX_BYTES,
+    local_reduce_slots(recvbuf, parity_slots(team, (unsigned)parity),
                        TEAM_SYNC_MAX_BYTES, team->size, nelem, bytes, type,
                        op);
   }
