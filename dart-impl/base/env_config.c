@@ -56,7 +56,7 @@ static const char *const known_variables[] = {
   "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", "DART_SHM_SYNC",
   "DART_ACCUMULATE_BATCH", "DART_POOL_GRACE_US", "DART_POOL_EXPOSURE",
   "DART_POOL_SHRINK_MS", "DART_REMOTE_ATOMICS", "DART_STALL_WARN_MS",
-  NULL
+  "DART_RMA_PIECE_KIB", NULL
 };
 
 static int read_choice(const char *var, const struct choice *choices,
@@ -104,6 +104,22 @@ static int read_int(const char *var, int min, int max, int *value,
   return 0;
 }
 
+/* `auto` (leaves *value as it is) or an integer as read_int takes it. */
+static int read_auto_or_int(const char *var, int min, int max, int *value,
+                            char *why, size_t why_len)
+{
+  const char *text = getenv(var);
+  if (text != NULL && strcmp(text, "auto") == 0) {
+    return 0;
+  }
+  if (read_int(var, min, max, value, why, why_len) != 0) {
+    snprintf(why, why_len, "%s='%s' is neither auto nor an integer in "
+             "[%d, %d]", var, text, min, max);
+    return -1;
+  }
+  return 0;
+}
+
 static void warn_unknown_variables(void)
 {
   for (char **entry = environ; entry != NULL && *entry != NULL; ++entry) {
@@ -145,6 +161,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   int pool_exposure = POOL_EXPOSE_AUTO;
   int remote_atomics = REMOTE_ATOMICS_MPI;
   int stall_warn_ms = 10000;
+  int rma_piece_kib = -1;
 
   if (read_choice("DART_LOG_LEVEL", log_levels, &log_level, why, why_len) ||
       read_choice("DART_SHM_PATH", on_off, &shm, why, why_len) ||
@@ -176,7 +193,9 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
       read_int("DART_POOL_SHRINK_MS", -1, 86400000, &pool_shrink_ms, why,
                why_len) ||
       read_int("DART_STALL_WARN_MS", 0, 86400000, &stall_warn_ms, why,
-               why_len)) {
+               why_len) ||
+      read_auto_or_int("DART_RMA_PIECE_KIB", 0, 1 << 20, &rma_piece_kib,
+                       why, why_len)) {
     return -1;
   }
   if (pool_max_mib != 0 && pool_max_mib < pool_mib) {
@@ -203,6 +222,7 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   cfg->pool_shrink_ms     = pool_shrink_ms;
   cfg->pool_exposure      = (enum pool_exposure)pool_exposure;
   cfg->stall_warn_ms      = stall_warn_ms;
+  cfg->rma_piece_kib      = rma_piece_kib;
   /* The level must be in force before the warnings below are filtered. */
   log_set_level(cfg->log_level);
   warn_unknown_variables();

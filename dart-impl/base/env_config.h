@@ -67,6 +67,10 @@ struct env_config {
   int                 stall_warn_ms;     /* DART_STALL_WARN_MS: after how
                                             long a wait for another unit
                                             to serve says so, 0 = never */
+  int                 rma_piece_kib;     /* DART_RMA_PIECE_KIB: pieces of
+                                            large MPI transfers, 0 = none,
+                                            -1 = as the MPI needs
+                                            (core/quirks.h) */
 };
 
 /* Fills `cfg` from the environment. Returns 0, or -1 with a message in

@@ -13,7 +13,7 @@ static const char *const all_vars[] = {
   "DART_BOOTSTRAP", "DART_LOCK_MODE", "DART_MPI_COUNT_LIMIT",
   "DART_LOCAL_POOL_MIB", "DART_LOCAL_POOL_MAX_MIB", "DART_NODEDB_LOCK",
   "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", "DART_SHM_SYNC",
-  "DART_REMOTE_ATOMICS", "DART_STALL_WARN_MS", NULL
+  "DART_REMOTE_ATOMICS", "DART_STALL_WARN_MS", "DART_RMA_PIECE_KIB", NULL
 };
 
 static void read_switches(void)
@@ -38,6 +38,7 @@ static void read_switches(void)
   ASSERT(cfg.shm_sync);
   ASSERT(cfg.remote_atomics == REMOTE_ATOMICS_MPI);
   ASSERT(cfg.stall_warn_ms == 10000);
+  ASSERT(cfg.rma_piece_kib == -1);
 
   setenv("DART_LOG_LEVEL", "debug", 1);
   setenv("DART_SHM_PATH", "off", 1);
@@ -52,7 +53,9 @@ static void read_switches(void)
   setenv("DART_SHM_SYNC", "off", 1);
   setenv("DART_REMOTE_ATOMICS", "message", 1);
   setenv("DART_STALL_WARN_MS", "0", 1);
+  setenv("DART_RMA_PIECE_KIB", "0", 1);
   ASSERT(env_config_read(&cfg, why, sizeof why) == 0);
+  ASSERT(cfg.rma_piece_kib == 0);
   ASSERT(cfg.remote_atomics == REMOTE_ATOMICS_MESSAGE);
   ASSERT(cfg.stall_warn_ms == 0);
   ASSERT(!cfg.shm_sync);
@@ -75,8 +78,13 @@ static void read_switches(void)
   ASSERT(env_config_read(&cfg, why, sizeof why) == 0);
   ASSERT(cfg.nodedb_lock == SHARED_RW_LOCK_PTHREAD);
   setenv("DART_NODEDB_LOCK", "none", 1);
+  setenv("DART_RMA_PIECE_KIB", "48", 1);
   ASSERT(env_config_read(&cfg, why, sizeof why) == 0);
   ASSERT(cfg.nodedb_lock == SHARED_RW_LOCK_NONE);
+  ASSERT(cfg.rma_piece_kib == 48);
+  setenv("DART_RMA_PIECE_KIB", "auto", 1);
+  ASSERT(env_config_read(&cfg, why, sizeof why) == 0);
+  ASSERT(cfg.rma_piece_kib == -1);
 
   /* Bad values: refused with a message naming variable and choices. */
   struct { const char *var, *value, *mention; } bad[] = {
@@ -102,6 +110,9 @@ static void read_switches(void)
     { "DART_REMOTE_ATOMICS", "shmem", "message" },
     { "DART_STALL_WARN_MS", "-1", "DART_STALL_WARN_MS" },
     { "DART_STALL_WARN_MS", "86400001", "DART_STALL_WARN_MS" },
+    { "DART_RMA_PIECE_KIB", "-1", "neither auto" },
+    { "DART_RMA_PIECE_KIB", "1048577", "[0, 1048576]" },
+    { "DART_RMA_PIECE_KIB", "Auto", "DART_RMA_PIECE_KIB" },
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
     char *saved = getenv(bad[i].var) ? strdup(getenv(bad[i].var)) : NULL;

@@ -2,7 +2,8 @@
  * (dart-if/include/dash/dart/if/dart_communication.h): blocking put/get
  * between every pair of units for several sizes and types, every byte
  * count up to 300 with the bytes around it untouched, non-blocking
- * put/get with every flush, large transfers, a burst of thousands of small
+ * put/get with every flush, large transfers in every form (around the
+ * pieces MPI transfers may be cut into), a burst of thousands of small
  * puts completed by one flush, and the memory model across the
  * shared-memory and RMA paths (docs/design.md, "The fast path"). Handles
  * are test_onesided_types.c's, refused input test_onesided_errors.c's.
@@ -294,6 +295,106 @@ static void test_large_nonblocking(const struct ctx *c)
   ASSERT_OK(dart_flush_local(gptr_at(seg, next, 0)));
   check_fill(DART_TYPE_DOUBLE, src, count, key(c->global_of[c->me], 30));
   free(src);
+  ASSERT_OK(dart_barrier(c->team));
+  ASSERT_OK(dart_team_memfree(seg));
+}
+
+/* ---------------------------------------------------------------------
+ * Large transfers in every form, at sizes around the pieces that MPI
+ * transfers may be cut into (core/quirks.h, rma_piece_bytes: 32 KiB
+ * under MPICH, DART_RMA_PIECE_KIB in the `pieces` runs), at an odd
+ * offset, with the bytes around them untouched.
+ * --------------------------------------------------------------------- */
+
+enum { LARGE_FORMS = 6, LARGE_OFFSET = 3, LARGE_GAP = 64 };
+static const char *const large_form[LARGE_FORMS] = {
+  "dart_put_blocking", "dart_put + dart_flush", "dart_put_handle + dart_wait",
+  "dart_get_blocking", "dart_get + dart_flush_local",
+  "dart_get_handle + dart_wait_local",
+};
+
+static void large_transfer(int form, dart_gptr_t g, void *buf, size_t bytes)
+{
+  dart_handle_t h = DART_HANDLE_NULL;
+  switch (form) {
+  case 0:
+    ASSERT_OK(dart_put_blocking(g, buf, bytes, DART_TYPE_BYTE,
+                                DART_TYPE_BYTE));
+    break;
+  case 1:
+    ASSERT_OK(dart_put(g, buf, bytes, DART_TYPE_BYTE, DART_TYPE_BYTE));
+    ASSERT_OK(dart_flush(g));
+    break;
+  case 2:
+    ASSERT_OK(dart_put_handle(g, buf, bytes, DART_TYPE_BYTE, DART_TYPE_BYTE,
+                              &h));
+    ASSERT_OK(dart_wait(&h));
+    break;
+  case 3:
+    ASSERT_OK(dart_get_blocking(buf, g, bytes, DART_TYPE_BYTE,
+                                DART_TYPE_BYTE));
+    break;
+  case 4:
+    ASSERT_OK(dart_get(buf, g, bytes, DART_TYPE_BYTE, DART_TYPE_BYTE));
+    ASSERT_OK(dart_flush_local(g));
+    break;
+  default:
+    ASSERT_OK(dart_get_handle(buf, g, bytes, DART_TYPE_BYTE, DART_TYPE_BYTE,
+                              &h));
+    ASSERT_OK(dart_wait_local(&h));
+    break;
+  }
+  ASSERT(h == DART_HANDLE_NULL);
+}
+
+static void test_large_forms(const struct ctx *c)
+{
+  /* Just above two and three 1 KiB pieces, just above 64 of them (a
+   * flush between pieces), the same for 32 KiB pieces, and one not a
+   * multiple of 8. */
+  static const size_t sizes[] = { 2049, 3 * 1024 + 5, 65 * 1024 + 3,
+                                  64 * 1024 + 1, 96 * 1024 + 7,
+                                  2 * 1024 * 1024 + 4099 };
+  enum { NSIZES = sizeof sizes / sizeof *sizes };
+  const size_t largest = sizes[NSIZES - 1];
+  size_t area = LARGE_OFFSET + largest + LARGE_GAP;
+  dart_gptr_t seg = alloc_portions(c, area);
+  unsigned char *mine = (unsigned char *)local_base(seg, c->me);
+  unsigned char *buf = xmalloc(largest + 2 * LARGE_GAP);
+  int next = (c->me + 1) % c->n, prev = (c->me + c->n - 1) % c->n;
+  dart_gptr_t at = gptr_at(seg, next, LARGE_OFFSET);
+  for (size_t si = 0; si < NSIZES; ++si) {
+    size_t bytes = sizes[si];
+    for (int form = 0; form < LARGE_FORMS; ++form) {
+      bool is_put = form < 3;
+      int k = key(c->global_of[c->me], (int)(si * LARGE_FORMS) + form);
+      int k_prev = key(c->global_of[prev], (int)(si * LARGE_FORMS) + form);
+      STAGE("%s: %s of %zu bytes to team unit %d", c->label,
+            large_form[form], bytes, next);
+      /* My portion: poison, or for gets what my predecessor will read. */
+      memset(mine, POISON, area);
+      if (!is_put) {
+        fill(DART_TYPE_BYTE, mine + LARGE_OFFSET, bytes, k_prev);
+      }
+      memset(buf, POISON, largest + 2 * LARGE_GAP);
+      if (is_put) {
+        fill(DART_TYPE_BYTE, buf + LARGE_GAP, bytes, k);
+      }
+      ASSERT_OK(dart_barrier(c->team));
+      large_transfer(form, at, buf + LARGE_GAP, bytes);
+      ASSERT_OK(dart_barrier(c->team));
+      if (is_put) {
+        check_fill(DART_TYPE_BYTE, mine + LARGE_OFFSET, bytes, k_prev);
+        ASSERT_POISON(mine, 0, LARGE_OFFSET);
+        ASSERT_POISON(mine, LARGE_OFFSET + bytes, area - LARGE_OFFSET - bytes);
+      } else {
+        check_fill(DART_TYPE_BYTE, buf + LARGE_GAP, bytes, k);
+        ASSERT_POISON(buf, 0, LARGE_GAP);
+        ASSERT_POISON(buf, LARGE_GAP + bytes, LARGE_GAP);
+      }
+    }
+  }
+  free(buf);
   ASSERT_OK(dart_barrier(c->team));
   ASSERT_OK(dart_team_memfree(seg));
 }
@@ -621,6 +722,7 @@ static void every_size(void) { on_both_teams(test_every_size); }
 static void overlap(void) { on_both_teams(test_overlap); }
 static void nonblocking(void) { on_both_teams(test_nonblocking); }
 static void large_nonblocking(void) { test_large_nonblocking(&all_ctx); }
+static void large_forms(void) { test_large_forms(&all_ctx); }
 static void burst(void) { test_burst(&all_ctx); }
 static void memory_model(void) { on_both_teams(test_memory_model); }
 static void store_load_order(void) { test_store_load_order(&all_ctx); }
@@ -631,6 +733,7 @@ static const struct test_case cases[] = {
   { "overlap", overlap },
   { "nonblocking", nonblocking },
   { "large_nonblocking", large_nonblocking },
+  { "large_forms", large_forms },
   { "burst", burst },
   { "memory_model", memory_model },
   { "store_load_order", store_load_order },

@@ -3,6 +3,7 @@
 #include "mpi/core/progress.h"
 #include "mpi/core/runtime.h"
 
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,17 +111,49 @@ void mpi_quirks_before_init(void)
   }
 }
 
+/* Whether the library is MPICH on its ch4:ucx device, and its version. */
+static bool library_is_mpich_ucx(int *major, int *minor)
+{
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int len = 0;
+  MPI_Get_library_version(version, &len);
+  return sscanf(version, "MPICH Version: %d.%d", major, minor) == 2 &&
+         strstr(version, "ch4:ucx") != NULL;
+}
+
 /* MPICH before 4.2 on its ch4:ucx device (quiet_before_finalize). */
 static bool mpich_ucx_finalize_waits(void)
 {
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-  int len = 0, major = 0, minor = 0;
-  MPI_Get_library_version(version, &len);
-  if (sscanf(version, "MPICH Version: %d.%d", &major, &minor) != 2) {
-    return false;
-  }
-  return strstr(version, "ch4:ucx") != NULL &&
+  int major = 0, minor = 0;
+  return library_is_mpich_ucx(&major, &minor) &&
          (major < 4 || (major == 4 && minor < 2));
+}
+
+bool mpi_node_has_rdma_devices(void)
+{
+  DIR *dir = opendir("/sys/class/infiniband");
+  bool any = false;
+  if (dir != NULL) {
+    for (struct dirent *e; !any && (e = readdir(dir)) != NULL;) {
+      any = e->d_name[0] != '.';
+    }
+    closedir(dir);
+  }
+  return any;
+}
+
+/* rma_piece_bytes: the user's choice, else pieces where the header says
+ * they pay. */
+static size_t rma_piece_bytes(void)
+{
+  int major = 0, minor = 0;
+  if (runtime.env.rma_piece_kib >= 0) {
+    return (size_t)runtime.env.rma_piece_kib << 10;
+  }
+  return library_is_mpich_ucx(&major, &minor) &&
+                 !mpi_node_has_rdma_devices()
+             ? (size_t)32 << 10
+             : 0;
 }
 
 void mpi_quirks_before_finalize(void)
@@ -258,6 +291,7 @@ dart_ret_t mpi_quirks_detect(const char *call, MPI_Comm world)
     .accumulate_by_fetch = open_mpi,
     .quiet_before_finalize = !open_mpi && mpich_ucx_finalize_waits(),
     .rma_waits_spin = !open_mpi,
+    .rma_piece_bytes = rma_piece_bytes(),
   };
   int size = 0;
   MPI_Comm_size(world, &size);

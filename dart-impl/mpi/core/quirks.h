@@ -121,6 +121,24 @@
  * from DART's own files (memory/node_shm.c), and teams avoid the splits
  * (model/team.c).
  *
+ * MPICH 4.0 with the ch4:ucx device moves RMA on dynamic windows (all of
+ * DART's windows under MPICH) as active messages, and one message of
+ * more than about 64 KiB goes much slower than the same bytes in 32 KiB
+ * pieces issued together: over UCX's TCP transport between two hosts of
+ * scripts/cluster.sh, a 1 MiB MPI_Put and flush took 1220-1535 us whole
+ * against 351-433 us in pieces, a 1 MiB get 961-1329 against 326-425,
+ * and MPI_Win_allocate's 733-1067 and 678-1072 (plain-MPI probe, median
+ * of 11). No UCX or MPICH setting helped (UCX_RNDV_THRESH,
+ * MPIR_CVAR_CH4_AM_PACK_BUFFER_SIZE). Under Open MPI's osc/ucx pieces
+ * are slower (1 MiB put 1.1 ms whole, 5.1-5.3 ms in 16 KiB pieces), and
+ * over RDMA the large message is served by zero-copy rendezvous, which
+ * pieces would defeat. rma_piece_bytes, set by DART_RMA_PIECE_KIB or
+ * else 32 KiB under MPICH's ch4:ucx on a node without RDMA devices and
+ * 0 elsewhere: contiguous transfers through MPI of more than two pieces
+ * go as pieces of that many bytes (rma/onesided.c, transfer_in_pieces).
+ * No quirk_*.c: what it costs is time, never a result; bench-latency's
+ * 1 MiB rows across hosts show it.
+ *
  * Both libraries: MPI_MIN and MPI_MAX compare unsigned types as signed
  * (MPICH 4.0.2 every unsigned type, pmodels/mpich #6083, fixed by its PR
  * #6085; Open MPI 4.1.4 MPI_UNSIGNED_LONG, ompi #10525, fixed by ompi PR
@@ -150,8 +168,14 @@ struct mpi_quirks {
   bool accumulate_by_fetch;
   bool quiet_before_finalize; /* MPICH < 4.2, ch4:ucx: see above */
   bool rma_waits_spin; /* MPICH: see above */
+  size_t rma_piece_bytes; /* MPICH ch4:ucx without RDMA: see above; 0 =
+                             whole transfers */
 };
 extern struct mpi_quirks mpi_quirks;
+
+/* Whether this node has RDMA devices, whose transports register (pin)
+ * window memory and move large messages by zero-copy rendezvous. */
+bool mpi_node_has_rdma_devices(void);
 
 /* Whether MPI_Compare_and_swap can be used. */
 static inline bool mpi_cas_works(void)

@@ -29,7 +29,6 @@
 
 #include <dash/dart/if/dart_team_group.h>
 
-#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -268,21 +267,6 @@ static bool refresh(struct segment *seg, int unit)
 
 /* --- life cycle ------------------------------------------------------ */
 
-/* Whether this node has RDMA devices, whose transports register (pin)
- * window memory. */
-static bool rdma_devices(void)
-{
-  DIR *dir = opendir("/sys/class/infiniband");
-  bool any = false;
-  if (dir != NULL) {
-    for (struct dirent *e; !any && (e = readdir(dir)) != NULL;) {
-      any = e->d_name[0] != '.';
-    }
-    closedir(dir);
-  }
-  return any;
-}
-
 /* Prefix exposure costs Open MPI 4.1's osc/ucx a region lookup per
  * operation on the dynamic window (bench: 8-byte put between simulated
  * nodes 42 against 2 us, core/quirks.h): where no transport pins memory
@@ -295,7 +279,7 @@ static bool expose_whole(void)
   case POOL_EXPOSE_PREFIX:
     return false;
   default:
-    return mpi_quirks.window_per_segment && !rdma_devices();
+    return mpi_quirks.window_per_segment && !mpi_node_has_rdma_devices();
   }
 }
 

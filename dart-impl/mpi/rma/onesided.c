@@ -421,6 +421,60 @@ direct_get(void *dest, const char *direct, size_t bytes, move_fn *other,
   return target_direct_progress();
 }
 
+/* How many bytes each MPI call of a contiguous transfer of `span` bytes
+ * moves where the MPI is faster with pieces (core/quirks.h,
+ * rma_piece_bytes), a whole number of elements of both sides; 0: the
+ * transfer goes whole. */
+static size_t rma_piece(const struct datatype *local_type,
+                        const struct datatype *remote_type, size_t span)
+{
+  size_t piece = mpi_quirks.rma_piece_bytes;
+  size_t elem = local_type->base_size;
+  if (piece == 0 || elem != remote_type->base_size || elem > piece) {
+    return 0;
+  }
+  piece -= piece % elem;
+  return span > 2 * piece ? piece : 0;
+}
+
+/* At most this many pieces are in flight before a flush of the target:
+ * MPICH aborted after some 20,000 MPI_Fetch_and_op calls without a flush
+ * (docs/design.md, "MPI quirks"), and a 1 GiB transfer is 32768
+ * pieces of 32 KiB. */
+enum { PIECES_IN_FLIGHT = 64 };
+
+/* Issues a contiguous transfer of `span` bytes as MPI_Put or MPI_Get of
+ * `piece` bytes each; the caller completes it as one of a single call.
+ * Returns an MPI error code and names the failing call in `what`. */
+static int transfer_in_pieces(bool is_put, char *local,
+                              const struct target *t, size_t span,
+                              size_t piece, const char **what)
+{
+  size_t in_flight = 0;
+  for (size_t done = 0; done < span; done += piece) {
+    if (in_flight == PIECES_IN_FLIGHT) {
+      *what = "MPI_Win_flush (between pieces)";
+      int err = mpi_win_flush_settled(t->unit, t->win, t->disp, is_put);
+      if (err != MPI_SUCCESS) {
+        return err;
+      }
+      in_flight = 0;
+    }
+    int bytes = (int)(span - done < piece ? span - done : piece);
+    MPI_Aint disp = t->disp + (MPI_Aint)done;
+    int err = is_put ? MPI_Put(local + done, bytes, MPI_BYTE, t->unit, disp,
+                               bytes, MPI_BYTE, t->win)
+                     : MPI_Get(local + done, bytes, MPI_BYTE, t->unit, disp,
+                               bytes, MPI_BYTE, t->win);
+    if (err != MPI_SUCCESS) {
+      *what = is_put ? "MPI_Put (a piece)" : "MPI_Get (a piece)";
+      return err;
+    }
+    ++in_flight;
+  }
+  return MPI_SUCCESS;
+}
+
 static dart_ret_t transfer(const char *call, bool is_put, void *local,
                            dart_gptr_t gptr, size_t nelem,
                            dart_datatype_t src_type, dart_datatype_t dst_type,
@@ -521,14 +575,18 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
    * window): such transfers are tracked like Open MPI's, by a flush. */
   bool contiguous = is_contiguous_kind(local_type) &&
                     is_contiguous_kind(remote_type);
-  bool by_request = completion == WITH_HANDLE &&
+  size_t piece = contiguous ? rma_piece(local_type, remote_type, local_span)
+                            : 0;
+  bool by_request = completion == WITH_HANDLE && piece == 0 &&
                     !mpi_quirks.request_rma_broken && contiguous;
   /* A blocking get where MPI's own wait would spin without yielding
    * (core/quirks.h, mpi_rma_waits_yield) completes by its request. */
   bool yielding_get = completion == COMPLETE && !is_put && contiguous &&
-                      mpi_rma_waits_yield();
+                      piece == 0 && mpi_rma_waits_yield();
   mpi_serial_enter(); /* up to the flush (core/serialize.h) */
-  if (by_request || yielding_get) {
+  if (piece != 0) {
+    err = transfer_in_pieces(is_put, local, &t, local_span, piece, &what);
+  } else if (by_request || yielding_get) {
     what = is_put ? "MPI_Rput" : "MPI_Rget";
     err = is_put ? MPI_Rput(local, lc.count, lc.type, t.unit, t.disp,
                             rc.count, rc.type, t.win, &request)
