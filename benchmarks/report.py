@@ -551,21 +551,27 @@ def headline(d, size_tab, groups):
     for op, label, *_ in ATOMIC_OPS:
         lat_row(f"{label} + flush", op, ATOMIC_BYTES, "CPU atomic")
 
-    locks = report_locks.read(d, "node1")
-    hybrid = locks.get(("a", "hybrid", "peer", "ns"))
-    name = "lock acquire+release, other unit of the node"
-    if hybrid is None:
-        missing(name, "no locks-node1.csv")
-    else:
-        floor = locks.get(("floor", "cpu", "", "xadd_store_ns"))
+    def lock_row(name, run, section, who, floor=None):
+        """Hybrid lock against the MPI locks in one run of bench-locks."""
+        locks = report_locks.read(d, run)
+        hybrid = locks.get((section, "hybrid", who, "ns"))
+        if hybrid is None:
+            missing(name, f"no locks-{run}.csv")
+            return
         peer, pv = best_of((
             ("MCS lock on MPI atomics",
-             locks.get(("a", "mpi-mcs", "peer", "ns"))),
-            ("MPI_Win_lock", locks.get(("a", "mpi-win-lock", "peer", "ns")))))
+             locks.get((section, "mpi-mcs", who, "ns"))),
+            ("MPI_Win_lock", locks.get((section, "mpi-win-lock", who, "ns")))))
         row(name, ns(hybrid),
             f"{ns(floor)} (lock xadd + store)" if floor else None,
             ratio(hybrid, floor), f"{ns(pv)} ({peer})" if peer else None,
             ratio(hybrid, pv))
+
+    lock_row("lock acquire+release, other unit of the node", "node1", "a",
+             "peer", report_locks.read(d, "node1").get(
+                 ("floor", "cpu", "", "xadd_store_ns")))
+    lock_row("lock acquire+release, unit on the other node", "nodes2", "e",
+             "remote")
 
     app_peers = (("mpi-rma", "MPI RMA"), ("openshmem", "OpenSHMEM"))
 
