@@ -558,18 +558,6 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
     return DART_OK; /* complete at once: the handle stays NULL */
   }
 
-  struct mpi_count lc, rc;
-  int err = datatype_mpi_layout(local_type, nelem, &lc);
-  if (err != MPI_SUCCESS) {
-    return report_mpi_error(call, "building the origin datatype", err);
-  }
-  err = datatype_mpi_layout(remote_type, nelem, &rc);
-  if (err != MPI_SUCCESS) {
-    mpi_count_release(&lc);
-    return report_mpi_error(call, "building the target datatype", err);
-  }
-  const char *what = is_put ? "MPI_Put" : "MPI_Get";
-  MPI_Request request = MPI_REQUEST_NULL;
   /* MPICH 4.0's MPI_Rget completes its request before a strided or
    * indexed layout (either side) holds the data (seen on the local pool's
    * window): such transfers are tracked like Open MPI's, by a flush. */
@@ -577,6 +565,22 @@ static dart_ret_t transfer(const char *call, bool is_put, void *local,
                     is_contiguous_kind(remote_type);
   size_t piece = contiguous ? rma_piece(local_type, remote_type, local_span)
                             : 0;
+  /* Pieces go as bytes: the MPI layouts serve whole transfers only. */
+  struct mpi_count lc = { 0, MPI_DATATYPE_NULL, false }, rc = lc;
+  int err = MPI_SUCCESS;
+  if (piece == 0) {
+    err = datatype_mpi_layout(local_type, nelem, &lc);
+    if (err != MPI_SUCCESS) {
+      return report_mpi_error(call, "building the origin datatype", err);
+    }
+    err = datatype_mpi_layout(remote_type, nelem, &rc);
+    if (err != MPI_SUCCESS) {
+      mpi_count_release(&lc);
+      return report_mpi_error(call, "building the target datatype", err);
+    }
+  }
+  const char *what = is_put ? "MPI_Put" : "MPI_Get";
+  MPI_Request request = MPI_REQUEST_NULL;
   bool by_request = completion == WITH_HANDLE && piece == 0 &&
                     !mpi_quirks.request_rma_broken && contiguous;
   /* A blocking get where MPI's own wait would spin without yielding
