@@ -551,9 +551,12 @@ def headline(d, size_tab, groups):
     for op, label, *_ in ATOMIC_OPS:
         lat_row(f"{label} + flush", op, ATOMIC_BYTES, "CPU atomic")
 
-    def lock_row(name, run, section, who, floor=None):
-        """Hybrid lock against the MPI locks in one run of bench-locks."""
+    def lock_row(name, run, section, who, with_floor=False):
+        """Hybrid lock against the MPI locks in one run of bench-locks,
+        and against the run's ticket-lock floor where asked."""
         locks = report_locks.read(d, run)
+        floor = (locks.get(("floor", "cpu", "", "xadd_store_ns"))
+                 if with_floor else None)
         hybrid = locks.get((section, "hybrid", who, "ns"))
         if hybrid is None:
             missing(name, f"no locks-{run}.csv")
@@ -568,8 +571,7 @@ def headline(d, size_tab, groups):
             ratio(hybrid, pv))
 
     lock_row("lock acquire+release, other unit of the node", "node1", "a",
-             "peer", report_locks.read(d, "node1").get(
-                 ("floor", "cpu", "", "xadd_store_ns")))
+             "peer", with_floor=True)
     lock_row("lock acquire+release, unit on the other node", "nodes2", "e",
              "remote")
 
