@@ -921,8 +921,9 @@ DOCS_HOW = """\
   (`benchmarks/peers/mpi-*`: an `MPI_Win_allocate` window, and for latency
   also a dynamic window) and on OpenSHMEM (`shmem-*`, Open MPI's oshmem),
   and for latency against a raw copy into a node peer's shared memory, the
-  floor of any put or get inside a node. Open MPI runs with
-  `OMPI_MCA_osc=sm,ucx` for every model, the component DART chooses.
+  floor of any put or get inside a node. Open MPI's one-sided components
+  are the ones DART chooses, for every model: `OMPI_MCA_osc=sm,ucx` on one
+  host, `sm,pt2pt` across hosts (`scripts/bench.sh`).
 - **Placement.** 2 units pinned to the 2 cores unless a row says
   *oversubscribed* (4 units on 2 cores: one run, a functional view where
   the order changes from run to run). Across hosts: 2 hosts of the virtual

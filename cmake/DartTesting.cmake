@@ -1,5 +1,5 @@
 # dart_add_mpi_test(<target> UNITS <n>... [NODES <k>...] [ENV <VAR=value>...]
-#                   [ARGS <arg>...] [NAME <suffix>] [TIMEOUT <s>])
+#                   [ARGS <arg>...] [NAME <suffix>] [TIMEOUT <s>] [APP_MPI])
 #
 # Registers one ctest per (units, simulated nodes) pair, named
 # <target>[.<suffix>].u<n>.n<k>, launched as "mpiexec -n <n> <target>".
@@ -21,6 +21,14 @@
 # backtraces of a hung run); runs with at most one unit per host carry the
 # label one-per-host. dart_cluster_skip(<name> <reason>) registers
 # such a skip for tests that need a single host.
+#
+# APP_MPI: the program starts MPI itself (or runs plain MPI), so Open
+# MPI's one-sided components are its own choice, not DART's
+# (core/quirks.h). Across the virtual cluster under Open MPI such a run
+# gets OMPI_MCA_osc=sm,ucx unless ENV chooses: Open MPI's default,
+# osc/rdma, cannot create windows over TCP. The launcher sets nothing,
+# so the other runs test the components DART picks for a job across
+# hosts.
 #
 # Runs whose units run more than one thread carry the label threads: the
 # program links Threads::Threads itself (it starts threads), or ENV turns
@@ -140,7 +148,8 @@ function(dart_add_mpi_test target)
 endfunction()
 
 function(_dart_add_mpi_test_one target)
-  cmake_parse_arguments(T "" "NAME;TIMEOUT" "UNITS;NODES;ENV;ARGS" ${ARGN})
+  cmake_parse_arguments(T "APP_MPI" "NAME;TIMEOUT" "UNITS;NODES;ENV;ARGS"
+                        ${ARGN})
   if(NOT T_NODES)
     set(T_NODES 1)
   endif()
@@ -154,6 +163,10 @@ function(_dart_add_mpi_test_one target)
   if("Threads::Threads" IN_LIST libs OR
      "DART_PROGRESS_THREAD=on" IN_LIST T_ENV)
     set(starts_threads ON)
+  endif()
+  if(T_APP_MPI AND DART_TEST_CLUSTER AND DART_MPI_IMPL STREQUAL "openmpi"
+     AND NOT T_ENV MATCHES "(^|;)OMPI_MCA_osc=")
+    list(APPEND T_ENV OMPI_MCA_osc=sm,ucx)
   endif()
   set(base ${target})
   if(T_NAME)

@@ -133,9 +133,22 @@ suffix=""
 mkdir -p "$out" || { echo "bench.sh: cannot create $out" >&2; exit 3; }
 out="$(cd "$out" && pwd)"
 source "$root/scripts/env.sh"
-# The one-sided components DART picks for itself, for the MPI peers too, so
-# that both sit on the same Open MPI transport.
-export OMPI_MCA_osc="${OMPI_MCA_osc:-sm,ucx}"
+# Open MPI's one-sided components. DART picks its own when it starts MPI
+# (dart-impl/mpi/core/quirks.h, mpi_quirks_before_init): sm,ucx on one
+# host, sm,pt2pt for a job across hosts without RDMA devices. The plain-MPI
+# peers get the same, so that both sit on the same transport (and the
+# programs that start MPI before dart_init need one: Open MPI's default
+# cannot create windows over TCP). Across hosts the DART runs get nothing,
+# so that they show DART's own choice. A value the caller set holds for all.
+user_osc="${OMPI_MCA_osc:-}"
+if ((cluster)); then
+  peer_osc="${user_osc:-sm,pt2pt}"
+  osc_note="${user_osc:-chosen by DART (sm,pt2pt across hosts), the MPI apps $peer_osc}"
+else
+  peer_osc="${user_osc:-sm,ucx}"
+  export OMPI_MCA_osc="$peer_osc"
+  osc_note="$peer_osc"
+fi
 
 # --- sizes -------------------------------------------------------------
 if ((quick)); then
@@ -242,7 +255,7 @@ step=0 t_start=$SECONDS
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, mode: $([ $quick = 1 ] && echo quick || echo full)"
   echo "cpu: $(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
-  echo "MPI: $(mpiexec.openmpi --version 2>&1 | head -1), OMPI_MCA_osc=$OMPI_MCA_osc"
+  echo "MPI: $(mpiexec.openmpi --version 2>&1 | head -1), OMPI_MCA_osc=$osc_note"
   ((cluster)) && echo "placement: 2 hosts of the virtual cluster" \
     "(scripts/cluster.sh: namespaces, veth, TCP), units spread evenly;" \
     "MPICH: $(mpiexec.mpich --version 2>&1 | grep -m1 Version | tr -s ' ')"
@@ -379,6 +392,8 @@ app_run() { # model units run label program args...
     MPI=mpich LIMIT=300 launch "$n" "$log" "$prog" "$@"
   elif [ "$m" = dart-message ]; then
     DART_REMOTE_ATOMICS=message launch "$n" "$log" "$prog" "$@"
+  elif [ "$m" = mpi ]; then
+    OMPI_MCA_osc="$peer_osc" launch "$n" "$log" "$prog" "$@"
   else
     launch "$n" "$log" "$prog" "$@"
   fi

@@ -367,8 +367,11 @@ cmd_run() {
            --mca btl self,vader,tcp --mca btl_tcp_if_include "$subnet"
            --mca pml ob1 -x UCX_TLS="$tls" -x UCX_NET_DEVICES="$devs"
            -x VCLUSTER_RUN -x VCLUSTER_DIR -x VCLUSTER_HOSTS)
-    # osc rdma cannot run over TCP (MPI_ERR_WIN in MPI_Win_allocate).
-    [ -n "${OMPI_MCA_osc:-}" ] || flags+=(--mca osc sm,ucx)
+    # No one-sided components: DART chooses its own (core/quirks.h,
+    # mpi_quirks_before_init). A program that starts MPI itself needs
+    # OMPI_MCA_osc=sm,ucx in the environment (mpiexec passes it on):
+    # Open MPI's default, osc rdma, cannot run over TCP (MPI_ERR_WIN in
+    # MPI_Win_allocate).
     # The hosts share this machine's cores, and Open MPI binds each host's
     # first unit to its core 0 (its default up to 2 units): the units of
     # both hosts then take turns on one core, and every message waits for

@@ -49,7 +49,7 @@ static dart_ret_t start_mpi(const char *call, int *argc, char ***argv,
     MPI_Query_thread(&runtime.thread_level);
     return DART_OK;
   }
-  mpi_quirks_before_init();
+  mpi_quirks_before_init(requested);
   int err = MPI_Init_thread(argc, argv, requested, &runtime.thread_level);
   if (err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI_Init_thread", err);

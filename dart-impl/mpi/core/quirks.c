@@ -99,16 +99,39 @@ bool mpi_quirks_serialize_rma(int thread_level)
          library_is_open_mpi_major(&major) && major > 0 && major < 5;
 }
 
-void mpi_quirks_before_init(void)
+/* Whether Open MPI's launcher placed this job on more than one host: it
+ * sets both sizes in every process's environment before MPI_Init. */
+static bool open_mpi_job_spans_hosts(void)
+{
+  const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const char *world = getenv("OMPI_COMM_WORLD_SIZE");
+  if (local == NULL || world == NULL) {
+    return false;
+  }
+  char *end_local = NULL, *end_world = NULL;
+  long l = strtol(local, &end_local, 10), w = strtol(world, &end_world, 10);
+  return *end_local == '\0' && *end_world == '\0' && l > 0 && l < w;
+}
+
+void mpi_quirks_before_init(int requested)
 {
   /* Open MPI's default one-sided component crashes the target in
    * MPI_Compare_and_swap (ompi #11349) and pays a system call per
    * dynamic-window transfer; its UCX component does neither. A choice
    * the user made in the environment wins. UCX alone has no shared
-   * windows: sm serves MPI_Win_allocate_shared, UCX everything else. */
-  if (library_is_open_mpi()) {
-    setenv("OMPI_MCA_osc", "sm,ucx", 0);
+   * windows: sm serves MPI_Win_allocate_shared, the other one the rest. */
+  int major = 0;
+  if (!library_is_open_mpi_major(&major)) {
+    return;
   }
+  /* Between hosts without RDMA devices (TCP) osc/pt2pt serves DART
+   * faster than osc/ucx, RandomAccess most (the README, "Running on a
+   * cluster"): it moves a batch of accumulates as one message where
+   * osc/ucx locks, reads and writes every location. It refuses
+   * MPI_THREAD_MULTIPLE and is gone from Open MPI 5. */
+  bool pt2pt = major == 4 && requested < MPI_THREAD_MULTIPLE &&
+               open_mpi_job_spans_hosts() && !mpi_node_has_rdma_devices();
+  setenv("OMPI_MCA_osc", pt2pt ? "sm,pt2pt" : "sm,ucx", 0);
 }
 
 /* Whether the library is MPICH on its ch4:ucx device, and its version. */

@@ -22,7 +22,8 @@
  *   fails with one line saying so.
  *
  * The quirks of Open MPI's osc/ucx, which serves DART's windows unless
- * the application chose otherwise (mpi_quirks_before_init). Seen on 4.1;
+ * the application chose otherwise or osc/pt2pt serves a job across hosts
+ * (mpi_quirks_before_init). Seen on 4.1;
  * the upstream fixes named below are in 5.0, which no test here runs, so
  * they stay on for every Open MPI (they cost speed, never correctness):
  * - UCX has 4- and 8-byte atomics only, and osc/ucx 4.1 hands
@@ -192,10 +193,13 @@ bool mpi_atomic_works(dart_operation_t op, dart_datatype_t dtype);
  * run time: the shared library may be newer than the headers. */
 bool mpi_quirks_serialize_rma(int thread_level);
 
-/* Before MPI_Init, when DART starts MPI: under Open MPI, chooses the
- * one-sided components DART's windows work best with (sm for shared
- * windows, ucx for the rest) unless the environment already chose. */
-void mpi_quirks_before_init(void);
+/* Before MPI_Init, when DART starts MPI at thread level `requested`:
+ * under Open MPI, chooses the one-sided components DART's windows work
+ * best with unless the environment already chose: sm for shared windows,
+ * and for the rest pt2pt where Open MPI 4's launcher spread the job over
+ * hosts without RDMA devices and `requested` is below
+ * MPI_THREAD_MULTIPLE, else ucx. */
+void mpi_quirks_before_init(int requested);
 
 /* Before DART's own MPI_Finalize: the teardown quiet_before_finalize
  * asks for (collective over MPI_COMM_WORLD; nothing elsewhere). */
