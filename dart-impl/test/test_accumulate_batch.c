@@ -122,6 +122,37 @@ static void check_order(dart_gptr_t seg, int me, int n)
   ASSERT_OK(dart_flush(g));
   ASSERT_EQ(seen, 9);
 
+  /* The same among entries for other words, which sorting the batch
+   * puts in between: words within 256 bytes (a one-byte distance), then
+   * 256 bytes away (two). The other words are this origin's alone. */
+  ASSERT(2 * n <= 32);
+  const int near = n + me, far = 32 + me;
+  for (int spread = 0; spread < 2; ++spread) {
+    int other = spread == 0 ? near : far;
+    dart_gptr_t o = gptr_at(seg, to, offsetof(struct portion, x) +
+                                     (uint64_t)other * sizeof(long long));
+    for (v = 7; v <= 9; ++v) {
+      unsigned long long w = v * 10 + (unsigned long long)spread;
+      ASSERT_OK(dart_accumulate(o, &w, 1, DART_TYPE_ULONGLONG,
+                                DART_OP_REPLACE));
+      ASSERT_OK(dart_accumulate(g, &v, 1, DART_TYPE_ULONGLONG,
+                                DART_OP_REPLACE));
+    }
+    ASSERT_OK(dart_flush(g));
+    ASSERT_OK(dart_fetch_and_op(o, &none, &seen, DART_TYPE_ULONGLONG,
+                                DART_OP_NO_OP));
+    ASSERT_OK(dart_flush(o));
+    ASSERT_EQ(seen, 90 + (unsigned long long)spread);
+    ASSERT_OK(dart_fetch_and_op(g, &none, &seen, DART_TYPE_ULONGLONG,
+                                DART_OP_NO_OP));
+    ASSERT_OK(dart_flush(g));
+    ASSERT_EQ(seen, 9);
+  }
+  unsigned long long reset = 100;
+  ASSERT_OK(dart_fetch_and_op(g, &reset, &seen, DART_TYPE_ULONGLONG,
+                              DART_OP_REPLACE));
+  ASSERT_OK(dart_flush(g));
+
   /* 100, then +1, ^6, +3 (operation changes inside a batch) */
   unsigned long long one = 1, six = 6, three = 3;
   ASSERT_OK(dart_accumulate(g, &one, 1, DART_TYPE_ULONGLONG, DART_OP_SUM));

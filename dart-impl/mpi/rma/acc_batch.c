@@ -9,6 +9,7 @@
 #include "mpi/model/target.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,13 +55,40 @@ struct entry_ref {
   int      index;
 };
 
-static int by_disp(const void *a, const void *b)
+/* Sorts `refs` (in issue order) by displacement, keeping issue order
+ * among equal ones: a stable radix sort on the distance from the lowest
+ * displacement, a byte per pass, as many passes as that distance has
+ * bytes (two for RandomAccess's 32 KiB portions). qsort with a
+ * comparison callback took a third of RandomAccess's time across hosts
+ * under osc/pt2pt (perf, 512 entries per batch). `tmp` holds n more. */
+static void sort_by_disp(struct entry_ref *refs, struct entry_ref *tmp, int n)
 {
-  const struct entry_ref *x = a, *y = b;
-  if (x->disp != y->disp) {
-    return x->disp < y->disp ? -1 : 1;
+  uint64_t low = (uint64_t)refs[0].disp, high = low;
+  for (int i = 1; i < n; ++i) {
+    uint64_t d = (uint64_t)refs[i].disp;
+    low = d < low ? d : low;
+    high = d > high ? d : high;
   }
-  return (x->index > y->index) - (x->index < y->index);
+  struct entry_ref *from = refs, *to = tmp;
+  for (unsigned shift = 0; shift < 64 && ((high - low) >> shift) != 0;
+       shift += 8) {
+    int start[257] = { 0 };
+    for (int i = 0; i < n; ++i) {
+      ++start[(((uint64_t)from[i].disp - low) >> shift & 0xff) + 1];
+    }
+    for (int digit = 0; digit < 256; ++digit) {
+      start[digit + 1] += start[digit];
+    }
+    for (int i = 0; i < n; ++i) {
+      to[start[((uint64_t)from[i].disp - low) >> shift & 0xff]++] = from[i];
+    }
+    struct entry_ref *swap = from;
+    from = to;
+    to = swap;
+  }
+  if (from != refs) {
+    memcpy(refs, from, (size_t)n * sizeof *refs);
+  }
 }
 
 /* Combines the entries of one location in issue order: `into` holds the
@@ -192,7 +220,7 @@ static int send_batch(const struct acc_batches *s, struct acc_batch *b,
   if (n == 1) { /* nothing to sort or combine */
     return send_complete(s, b, unit, win, b->disps, b->values, 1, remote);
   }
-  struct entry_ref *refs = malloc((size_t)n * sizeof *refs);
+  struct entry_ref *refs = malloc(2 * (size_t)n * sizeof *refs);
   MPI_Aint *disps = malloc((size_t)n * sizeof *disps);
   char *values = malloc((size_t)n * b->elem);
   if (refs == NULL || disps == NULL || values == NULL) {
@@ -204,7 +232,7 @@ static int send_batch(const struct acc_batches *s, struct acc_batch *b,
   for (int i = 0; i < n; ++i) {
     refs[i] = (struct entry_ref){ b->disps[i], i };
   }
-  qsort(refs, (size_t)n, sizeof *refs, by_disp);
+  sort_by_disp(refs, refs + n, n);
   int distinct = 0;
   for (int i = 0; i < n; ++i) {
     const char *value = b->values + (size_t)refs[i].index * b->elem;
