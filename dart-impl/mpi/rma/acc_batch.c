@@ -41,6 +41,24 @@ struct acc_batches {
   int                npending;
 };
 
+/* What sending a batch leaves done: the batch complete locally, with
+ * `remote` at its target too; or, with `deferred`, only sent: its
+ * operands go on that list, and the flush the caller makes next
+ * completes it (acc_batch_send_for_flush). */
+struct completion {
+  bool                    remote;
+  struct acc_batch_sent **deferred;
+};
+
+static const struct completion complete_locally = { false, NULL };
+static const struct completion complete_remotely = { true, NULL };
+
+/* The operands of a batch sent for a flush, kept until it completes. */
+struct acc_batch_sent {
+  struct acc_batch_sent *next;
+  char                  *values;
+};
+
 static int max_entries;
 /* One lock for all batches: only accumulates that go through MPI come
  * here, each worth microseconds. Taken before mpi_serial's lock. */
@@ -182,43 +200,54 @@ static int send_message(const struct acc_batches *s, struct acc_batch *b,
   return ret == DART_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
-/* send_distinct, then completion: locally (the buffers go next), with
- * `remote` at the target too. */
+/* send_distinct, then the completion `how` asks for. */
 static int send_complete(const struct acc_batches *s, struct acc_batch *b,
                          int unit, MPI_Win win, const MPI_Aint *disps,
-                         const char *values, int n, bool remote)
+                         const char *values, int n,
+                         const struct completion *how)
 {
   if (b->at_target) {
-    return send_message(s, b, unit, disps, values, n, remote);
+    return send_message(s, b, unit, disps, values, n, how->remote);
   }
   int err;
   MPI_SERIALIZED(
     err = send_distinct(b, unit, win, disps, values, n);
-    if (err == MPI_SUCCESS) {
-      err = mpi_win_flush_settled(unit, win, disps[0], remote);
+    if (err == MPI_SUCCESS && how->deferred == NULL) {
+      err = mpi_win_flush_settled(unit, win, disps[0], how->remote);
     });
-  if (err == MPI_SUCCESS && !remote) {
-    /* Complete here only: the unit awaits a remote flush again. Its mark
-     * from acc_batch_add may have been taken by a flush of all units that
-     * ran before this send (another thread's), or may come only after
-     * the flush that sends it takes the marks. */
+  if (err == MPI_SUCCESS && !how->remote) {
+    /* Not complete at the target: the unit awaits a remote flush again.
+     * Its mark from acc_batch_add may have been taken by a flush of all
+     * units that ran before this send (another thread's), or may come
+     * only after the flush that sends it takes the marks. A flush that
+     * takes this mark completes the batch: a caller deferring completion
+     * to its own flush of all units either takes it itself or waits for
+     * the flush that did (rma_targets.h, one at a time). */
     rma_targets_mark(&s->seg->rma_targets, unit);
   }
   return err;
 }
 
-/* Sends one batch and completes it locally (with `remote`, at the target
- * too); empty afterwards whatever happened. Called with batch_lock held. */
+/* Sends one batch and completes it as `how` asks; empty afterwards
+ * whatever happened. Called with batch_lock held. */
 static int send_batch(const struct acc_batches *s, struct acc_batch *b,
-                      int unit, MPI_Win win, bool remote)
+                      int unit, MPI_Win win, const struct completion *how)
 {
   int n = b->count;
   b->count = 0;
   if (n == 0) {
     return MPI_SUCCESS;
   }
-  if (n == 1) { /* nothing to sort or combine */
-    return send_complete(s, b, unit, win, b->disps, b->values, 1, remote);
+  /* Operands kept past the call need a buffer of their own (the batch's
+   * takes the next entries); without one the batch completes now. */
+  struct acc_batch_sent *kept = NULL;
+  struct completion now = { how->remote, NULL };
+  if (how->deferred != NULL && !b->at_target) {
+    kept = malloc(sizeof *kept);
+    how = kept != NULL ? how : &now;
+  }
+  if (n == 1 && kept == NULL) { /* nothing to sort, combine or keep */
+    return send_complete(s, b, unit, win, b->disps, b->values, 1, how);
   }
   struct entry_ref *refs = malloc(2 * (size_t)n * sizeof *refs);
   MPI_Aint *disps = malloc((size_t)n * sizeof *disps);
@@ -227,6 +256,7 @@ static int send_batch(const struct acc_batches *s, struct acc_batch *b,
     free(refs);
     free(disps);
     free(values);
+    free(kept);
     return MPI_ERR_NO_MEM;
   }
   for (int i = 0; i < n; ++i) {
@@ -244,11 +274,16 @@ static int send_batch(const struct acc_batches *s, struct acc_batch *b,
     memcpy(values + (size_t)distinct * b->elem, value, b->elem);
     ++distinct;
   }
-  int err = send_complete(s, b, unit, win, disps, values, distinct,
-                          remote);
+  int err = send_complete(s, b, unit, win, disps, values, distinct, how);
   free(refs);
   free(disps);
-  free(values);
+  if (kept != NULL) { /* MPI may read them until the caller's flush */
+    kept->values = values;
+    kept->next = *how->deferred;
+    *how->deferred = kept;
+  } else {
+    free(values);
+  }
   return err;
 }
 
@@ -346,7 +381,7 @@ bool acc_batch_add(const struct target *t, const void *value,
   if (b->count > 0 && (b->dtype != dtype || b->op != op ||
                        b->at_target != at_target ||
                        b->count >= max_entries)) {
-    *mpi_err = send_batch(s, b, t->unit, s->win, false);
+    *mpi_err = send_batch(s, b, t->unit, s->win, &complete_locally);
   }
   if (b->count == 0 && b->capacity > 0 && b->elem != elem) {
     b->capacity = 0; /* another element size: regrow the value room */
@@ -378,10 +413,11 @@ bool acc_batch_add(const struct target *t, const void *value,
 }
 
 /* Called with batch_lock held. */
-static int send_unit(struct acc_batches *s, int unit, bool remote)
+static int send_unit(struct acc_batches *s, int unit,
+                     const struct completion *how)
 {
   struct acc_batch *b = s->by_unit[unit];
-  return b == NULL ? MPI_SUCCESS : send_batch(s, b, unit, s->win, remote);
+  return b == NULL ? MPI_SUCCESS : send_batch(s, b, unit, s->win, how);
 }
 
 /* A batch's entries were checked against the target when they were
@@ -397,12 +433,12 @@ static void settle(struct segment *seg, int unit)
 }
 
 /* Sends every pending batch of `s`. Called with batch_lock held. */
-static int send_pending(struct acc_batches *s, bool remote)
+static int send_pending(struct acc_batches *s, const struct completion *how)
 {
   int err = MPI_SUCCESS;
   for (int i = 0; i < s->npending; ++i) {
     settle(s->seg, s->pending[i]);
-    int e = send_unit(s, s->pending[i], remote);
+    int e = send_unit(s, s->pending[i], how);
     s->by_unit[s->pending[i]]->listed = false;
     err = err == MPI_SUCCESS ? e : err;
   }
@@ -410,16 +446,17 @@ static int send_pending(struct acc_batches *s, bool remote)
   return err;
 }
 
-static int send_all(struct segment *seg, int unit, bool remote)
+static int send_all(struct segment *seg, int unit,
+                    const struct completion *how)
 {
   int err = MPI_SUCCESS;
   pthread_mutex_lock(&batch_lock);
   struct acc_batches *s = seg->batches;
   if (s != NULL && unit >= 0) {
     settle(seg, unit);
-    err = send_unit(s, unit, remote);
+    err = send_unit(s, unit, how);
   } else if (s != NULL) {
-    err = send_pending(s, remote);
+    err = send_pending(s, how);
   }
   pthread_mutex_unlock(&batch_lock);
   return err;
@@ -442,7 +479,7 @@ int acc_batch_send_every_segment(int *waiting)
   pthread_mutex_lock(&batch_lock);
   for (struct acc_batches *s = all_batches; s != NULL; s = s->next) {
     *waiting += count_waiting(s);
-    int e = send_pending(s, false);
+    int e = send_pending(s, &complete_locally);
     err = err == MPI_SUCCESS ? e : err;
   }
   pthread_mutex_unlock(&batch_lock);
@@ -451,7 +488,23 @@ int acc_batch_send_every_segment(int *waiting)
 
 int acc_batch_send(struct segment *seg, int unit)
 {
-  return send_all(seg, unit, false);
+  return send_all(seg, unit, &complete_locally);
+}
+
+int acc_batch_send_for_flush(struct segment *seg, int unit,
+                             struct acc_batch_sent **sent)
+{
+  return send_all(seg, unit, &(struct completion){ false, sent });
+}
+
+void acc_batch_release(struct acc_batch_sent *sent)
+{
+  while (sent != NULL) {
+    struct acc_batch_sent *next = sent->next;
+    free(sent->values);
+    free(sent);
+    sent = next;
+  }
 }
 
 void acc_batch_free(struct segment *seg)
@@ -471,7 +524,7 @@ void acc_batch_free(struct segment *seg)
              "not flushed: sent now (flush and barrier before a free)",
              (int)seg->id, waiting);
   }
-  int err = send_all(seg, -1, true);
+  int err = send_all(seg, -1, &complete_remotely);
   if (err != MPI_SUCCESS) {
     report_mpi_error("freeing a segment", "MPI_Accumulate", err);
   }

@@ -58,6 +58,22 @@ bool acc_batch_add(const struct target *t, const void *value,
  * locally. Returns the MPI error code. */
 int acc_batch_send(struct segment *seg, int unit);
 
+/* The operands of batches sent for a flush (acc_batch_send_for_flush). */
+struct acc_batch_sent;
+
+/* Sends the batch of `unit` (-1: of every unit) of `seg` for a flush the
+ * caller makes next, without completing it: an MPI_Win_flush (or
+ * MPI_Win_flush_local) of that unit, or of every unit marked in the
+ * segment's rma_targets, which holds the unit's mark. Completing each
+ * batch locally first would cost a second flush (a round trip under
+ * osc/pt2pt, where a local flush is a full one). Batches applied by
+ * their targets (at_target) complete as acc_batch_send's. *sent collects
+ * the operands, which acc_batch_release frees after that flush (MPI may
+ * read them until then). Returns the MPI error code. */
+int acc_batch_send_for_flush(struct segment *seg, int unit,
+                             struct acc_batch_sent **sent);
+void acc_batch_release(struct acc_batch_sent *sent);
+
 /* Sends the batches of every segment (dart_exit, before its last
  * barrier); *waiting receives how many accumulates they held, which the
  * program did not flush. Returns the first MPI error code. */

@@ -845,25 +845,31 @@ static dart_ret_t flush(const char *call, dart_gptr_t gptr, bool all_units,
   if (win == MPI_WIN_NULL || issued == done) {
     return DART_OK; /* nothing went through MPI since the last flush */
   }
-  /* Batched accumulates go out first (acc_batch.h); those applied by
-   * their targets are complete there once acknowledged (am_atomics.h). */
-  int err = acc_batch_send(seg, all_units ? -1 : unit);
-  if (err != MPI_SUCCESS) {
-    return report_mpi_error(call, "MPI_Accumulate", err);
-  }
-  if (!local_only && am_atomics_active() && team->num_nodes > 1) {
-    dart_ret_t refused =
-        am_atomics_complete(call, team, all_units ? -1 : unit);
-    if (refused != DART_OK) {
-      return refused;
-    }
-  }
+  /* Batched accumulates go out first, completed by the flush below
+   * (acc_batch.h); those applied by their targets are complete there
+   * once acknowledged (am_atomics.h). */
+  struct acc_batch_sent *sent = NULL;
+  int sent_err = acc_batch_send_for_flush(seg, all_units ? -1 : unit,
+                                          &sent);
+  int err;
   if (all_units) { /* serialized inside (rma_targets.c) */
     err = rma_targets_flush_all(&seg->rma_targets, seg, local_only);
   } else {
     MPI_SERIALIZED(err = mpi_win_flush_settled(unit, win,
                                                segment_probe(seg, unit),
                                                !local_only));
+  }
+  acc_batch_release(sent); /* complete, or MPI failed: not read again */
+  if (sent_err != MPI_SUCCESS) {
+    return report_mpi_error(call, "MPI_Accumulate", sent_err);
+  }
+  if (err == MPI_SUCCESS && !local_only && am_atomics_active() &&
+      team->num_nodes > 1) {
+    dart_ret_t refused =
+        am_atomics_complete(call, team, all_units ? -1 : unit);
+    if (refused != DART_OK) {
+      return refused;
+    }
   }
   /* Only a flush of all units completes everything issued before it. */
   if (err == MPI_SUCCESS && all_units) {
