@@ -279,17 +279,16 @@ VARIANTS = (
      "Same hosts, network and runs as above: DART built against MPICH, "
      "next to DART and the peers on Open MPI (OpenSHMEM exists only "
      "there); speed-up = how many times faster DART on MPICH is. Across "
-     "hosts Open MPI 4.1's osc/ucx runs every accumulate as lock, get, "
-     "compute, put and unlock at the target (one batch of a flush costs a "
-     "get and a put per location); MPICH sends one active message per "
-     "batch.\n"),
+     "hosts DART on Open MPI runs on osc/pt2pt (scripts/bench.sh), which "
+     "sends a flush's batch of accumulates as one message; MPICH sends "
+     "one active message per batch as well.\n"),
     ("dart-message", "RandomAccess with DART's atomics by message (median)",
      "DART, atomics by message",
      "Same hosts, network and runs as above: DART on Open MPI with "
      "DART_REMOTE_ATOMICS=message (dart-impl/mpi/rma/am_atomics.h): a "
-     "flush's accumulates to a unit go as one message that the unit "
-     "applies, instead of osc/ucx's lock, get, put and unlock; speed-up = "
-     "how many times faster that is.\n"),
+     "flush's accumulates to a unit go as one message that DART at the "
+     "unit applies, instead of one MPI_Accumulate that MPI applies; "
+     "speed-up = how many times faster that is.\n"),
 )
 
 

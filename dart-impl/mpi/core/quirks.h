@@ -17,7 +17,11 @@
  * - osc/pt2pt: MPI_Win_flush_local on the calling process itself never
  *   returns after an MPI_Get from itself while a get from another process
  *   is outstanding (quirk_ompi_pt2pt_flush_local.c; test_onesided hung).
- *   MPI_Win_flush, which completes more, does: mpi_win_flush_local.
+ *   MPI_Win_flush, which completes more, does: mpi_win_flush_local,
+ *   for every target. Keeping MPI_Win_flush_local for the others (it
+ *   would save a round trip: fetch-and-op + local flush across hosts 43
+ *   against MPI's 16 us) hangs too: test_onesided_xfer, _types and
+ *   test_fuzz_rma under osc-pt2pt at 4 units timed out with it.
  *   osc/pt2pt also refuses windows at MPI_THREAD_MULTIPLE: dart_init
  *   fails with one line saying so.
  *
