@@ -574,16 +574,28 @@ static void test_store_load_order(const struct ctx *c)
   if (c->n < 2) {
     return;
   }
-  /* Through MPI each round takes microseconds, and MPI's flush orders by
-   * itself: a few blocks there (every unit counts the same blocks: it
-   * joins each block's barrier). */
-  enum { BLOCK = 256 };
+  /* Through MPI each round is a round trip that needs the other unit's
+   * progress (milliseconds once more units than cores share the CPUs),
+   * and MPI's flush orders by itself: a few blocks there (every unit
+   * counts the same blocks: it joins each block's barrier). An
+   * accumulate in a team that spans nodes goes through MPI even to a
+   * node peer, to stay atomic with the other nodes' accumulates
+   * (rma/atomics.c, choose_path). */
+  enum { BLOCK = 256, DIRECT_BLOCKS = 400, MPI_BLOCKS = 2 };
   bool pair_direct =
     shm_on && node_key[c->global_of[0]] == node_key[c->global_of[1]];
-  const int blocks = pair_direct ? 400 : 2;
-  const size_t rounds = (size_t)BLOCK * (size_t)blocks;
-  unsigned char *seen = xmalloc(rounds * 2);
+  bool team_on_one_node = true;
+  for (int u = 1; u < c->n; ++u) {
+    team_on_one_node = team_on_one_node &&
+      node_key[c->global_of[u]] == node_key[c->global_of[0]];
+  }
+  unsigned char *seen = xmalloc((size_t)BLOCK * DIRECT_BLOCKS * 2);
   for (int variant = 0; variant < ORDER_VARIANTS; ++variant) {
+    bool direct_variant =
+      pair_direct &&
+      (variant != ORDER_ACCUMULATE_FLUSH || team_on_one_node);
+    const int blocks = direct_variant ? DIRECT_BLOCKS : MPI_BLOCKS;
+    const size_t rounds = (size_t)BLOCK * (size_t)blocks;
     STAGE("%s: %s, then a load of my own portion, %zu rounds between team "
           "units 0 and 1", c->label, order_variant_name[variant], rounds);
     dart_gptr_t seg = alloc_portions(c, rounds * sizeof(long));
