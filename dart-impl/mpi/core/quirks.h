@@ -21,7 +21,10 @@
  *   for every target. Keeping MPI_Win_flush_local for the others (it
  *   would save a round trip: fetch-and-op + local flush across hosts 43
  *   against MPI's 16 us) hangs too: test_onesided_xfer, _types and
- *   test_fuzz_rma under osc-pt2pt at 4 units timed out with it.
+ *   test_fuzz_rma under osc-pt2pt at 4 units timed out with it. A
+ *   fetch-and-op completes by the request of an MPI_Rget_accumulate
+ *   instead, one round trip (rma/atomics.c, fetch_and_op_complete);
+ *   MPI_Compare_and_swap has no request form and keeps the flush.
  *   osc/pt2pt also refuses windows at MPI_THREAD_MULTIPLE: dart_init
  *   fails with one line saying so.
  *

@@ -15,6 +15,7 @@
 #include "base/basic_types.h"
 #include "base/cpu_atomics.h"
 #include "mpi/core/large_count.h"
+#include "mpi/core/progress.h"
 #include "mpi/core/quirks.h"
 #include "mpi/core/runtime.h"
 #include "mpi/core/serialize.h"
@@ -131,6 +132,27 @@ static int flush_local(const struct target *t)
   return mpi_win_flush_settled(t->unit, t->win, t->disp, false);
 }
 
+/* One MPI_Fetch_and_op, locally complete (its result here) on return.
+ * Under osc/pt2pt a local flush is a full one (core/quirks.h,
+ * flush_local_is_flush): a second round trip after the one that brings
+ * the result. The request of an MPI_Rget_accumulate completes when the
+ * result has arrived, one round trip. */
+static int fetch_and_op_complete(const struct target *t, MPI_Aint disp,
+                                 const void *origin, void *result,
+                                 MPI_Datatype type, MPI_Op op)
+{
+  if (mpi_quirks.flush_local_is_flush) {
+    MPI_Request request;
+    int err = MPI_Rget_accumulate(origin, origin == NULL ? 0 : 1, type,
+                                  result, 1, type, t->unit, disp, 1, type,
+                                  op, t->win, &request);
+    return err == MPI_SUCCESS ? progress_wait_yielding(&request) : err;
+  }
+  int err = MPI_Fetch_and_op(origin, result, type, t->unit, disp, op,
+                             t->win);
+  return err == MPI_SUCCESS ? flush_local(t) : err;
+}
+
 /* A 1- or 2-byte swap where MPI gets them wrong (core/quirks.h,
  * narrow_atomics_broken) goes through the aligned 4-byte word holding the
  * element: read the word, compare the element (`compare` NULL: swap
@@ -170,9 +192,8 @@ static int narrow_swap(const char *call, const struct target *t,
     return MPI_SUCCESS;
   }
   uint32_t seen = 0, now = 0, want;
-  int err = MPI_Fetch_and_op(NULL, &seen, MPI_UINT32_T, t->unit, word,
-                             MPI_NO_OP, t->win);
-  err = err == MPI_SUCCESS ? flush_local(t) : err;
+  int err = fetch_and_op_complete(t, word, NULL, &seen, MPI_UINT32_T,
+                                  MPI_NO_OP);
   while (err == MPI_SUCCESS &&
          (compare == NULL ||
           memcmp((char *)&seen + shift, compare, bytes) == 0)) {
@@ -282,9 +303,8 @@ static int emulated_minmax(const char *call, struct target *t,
   uint64_t seen = 0, want, now = 0, mine = 0;
   size_t bytes = datatype_get(dtype)->base_size;
   memcpy(&mine, value, bytes);
-  int err = MPI_Fetch_and_op(NULL, &seen, atomic_type[dtype], t->unit,
-                             t->disp, MPI_NO_OP, t->win);
-  err = err == MPI_SUCCESS ? flush_local(t) : err;
+  int err = fetch_and_op_complete(t, t->disp, NULL, &seen,
+                                  atomic_type[dtype], MPI_NO_OP);
   while (err == MPI_SUCCESS && *ret == DART_OK) {
     bool take = op == DART_OP_MIN ? mine < seen : mine > seen;
     want = take ? mine : seen;
@@ -517,10 +537,9 @@ static dart_ret_t atomic_update(const char *call, dart_gptr_t gptr,
     err = err == MPI_SUCCESS ? flush_local(&t) : err;
   } else if (result != NULL || accumulate_as_fetch(nelem, dtype, op)) {
     long double unused; /* room for any basic type's result */
-    err = MPI_Fetch_and_op(values, result != NULL ? result : &unused,
-                           atomic_type[dtype], t.unit, t.disp,
-                           operation_mpi_op(op), t.win);
-    err = err == MPI_SUCCESS ? flush_local(&t) : err;
+    err = fetch_and_op_complete(&t, t.disp, values,
+                                result != NULL ? result : &unused,
+                                atomic_type[dtype], operation_mpi_op(op));
   } else {
     struct mpi_count c;
     err = mpi_count_make(nelem, atomic_type[dtype], &c);
