@@ -10,7 +10,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 
 usage() {
   cat <<USAGE
-usage: scripts/build.sh [--cluster] [openmpi|mpich|asan|tsan]
+usage: scripts/build.sh [--cluster] [--name DIR] [openmpi|mpich|asan|tsan]
   Configures and builds one variant into build/<variant> with warnings as
   errors (-DDART_WERROR=ON):
   openmpi  the default: against Open MPI
@@ -19,16 +19,22 @@ usage: scripts/build.sh [--cluster] [openmpi|mpich|asan|tsan]
   tsan     Open MPI, thread sanitizer (-O1); not with --cluster
   --cluster   into build/cluster-<variant> instead, its tests launched
               across the virtual cluster of scripts/cluster.sh
+  --name DIR  into build/DIR instead (scripts/test.sh cluster-mpich42)
   -h, --help  this text
 Source scripts/env.sh first when you run the tests as root.
 USAGE
 }
 
-cluster=0
-if [ "${1:-}" = --cluster ]; then
-  cluster=1
-  shift
-fi
+cluster=0 name=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --cluster) cluster=1; shift ;;
+    --name) [ $# -ge 2 ] && [[ "$2" =~ ^[A-Za-z0-9._-]+$ ]] ||
+              { echo "build.sh: --name needs a directory name" >&2; exit 2; }
+            name="$2"; shift 2 ;;
+    *) break ;;
+  esac
+done
 (($# <= 1)) || { echo "build.sh: one variant at most" >&2; usage >&2; exit 2; }
 variant="${1:-openmpi}"
 case "$variant" in
@@ -52,6 +58,7 @@ if ((cluster)); then
   build="$root/build/cluster-$variant"
   flags+=(-DDART_TEST_CLUSTER=ON)
 fi
+[ -z "$name" ] || build="$root/build/$name"
 cmake -S "$root" -B "$build" -DDART_WERROR=ON -DDART_WITH_HDF5=ON "${flags[@]}" \
   >/dev/null
 cmake --build "$build" -j "$(nproc)"

@@ -2,7 +2,8 @@
 # A virtual cluster of separate hosts on this machine, for multi-node
 # tests of DART across real host boundaries (root only).
 #
-#   scripts/cluster.sh up N        N nodes (1..16), hostnames node0..node<N-1>
+#   scripts/cluster.sh up N [--root DIR]
+#                                  N nodes (1..16), hostnames node0..node<N-1>
 #   scripts/cluster.sh run [--mpi openmpi|mpich] [--nodes K] [--per-node P]
 #                          [--timeout S] [--no-backtraces] -- <mpiexec args>
 #   scripts/cluster.sh status      the nodes, their processes and addresses
@@ -18,6 +19,12 @@
 # rest of the filesystem (the build tree) is the same on every node; a
 # checkout that itself lies under /tmp or /dev/shm (CI may clone there)
 # stays visible on every node at the same path.
+#
+# With --root DIR, what runs on the nodes runs chrooted into DIR, a root
+# file system of another distribution (scripts/sysroot.sh makes one with
+# Debian 13's MPICH 4.2), with the node's /proc, /sys, /dev, /dev/shm,
+# /tmp, /etc/hosts, the checkout and the cluster's state directory mounted
+# into it, inside the node's own mount namespace.
 #
 # run launches mpiexec inside node0's namespaces with a hostfile that puts
 # P units on each of the first K nodes (default: all nodes, P = ceil(n/K)
@@ -161,8 +168,16 @@ kill_pids() { # kill_pids PID...: TERM, then KILL what is left after 2 s
 }
 
 cmd_up() {
-  [ $# -eq 1 ] || die "usage: cluster.sh up N"
-  local n="$1"
+  local n="${1:-}" sysroot=""
+  [ $# -eq 1 ] || { [ $# -eq 3 ] && [ "$2" = --root ]; } ||
+    die "usage: cluster.sh up N [--root DIR]"
+  if [ $# -eq 3 ]; then
+    sysroot="$(cd "$3" 2>/dev/null && pwd)" || die "up: no directory '$3'"
+    local d
+    for d in bin/sh proc sys dev tmp etc/hosts usr/sbin/chroot; do
+      [ -e "$sysroot/$d" ] || die "up: $sysroot is no root file system (no /$d)"
+    done
+  fi
   [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le $max_nodes ] ||
     die "up: N must be 1..$max_nodes, got '$n'"
   need_root
@@ -170,6 +185,7 @@ cmd_up() {
     die "a cluster of $(num_nodes) nodes is up ($dir); run 'cluster.sh down' first"
   fi
   mkdir -p "$dir"
+  [ -z "$sysroot" ] || echo "$sysroot" > "$dir/root"
   # Partial set-ups are removed again.
   trap 'echo "cluster.sh: up failed, removing what was made" >&2; cmd_down >&2' ERR
   local sw i pid hosts="$dir/hosts"
@@ -211,7 +227,19 @@ cmd_up() {
         mkdir -p \"\$tree\"
         mount --move \"\$keep\" \"\$tree\"
       fi
-      mount --bind '$hosts' /etc/hosts"
+      mount --bind '$hosts' /etc/hosts
+      r='$sysroot' state='$dir' tree='$root'
+      if [ -n \"\$r\" ]; then
+        mount -t proc proc \"\$r/proc\"
+        mount -t sysfs sysfs \"\$r/sys\"
+        mount --bind /dev \"\$r/dev\"
+        mount --bind /dev/shm \"\$r/dev/shm\"
+        mount --bind /tmp \"\$r/tmp\"
+        mount --bind /etc/hosts \"\$r/etc/hosts\"
+        mkdir -p \"\$r\$tree\" \"\$r\$state\"
+        mount --bind \"\$tree\" \"\$r\$tree\"
+        mount --bind \"\$state\" \"\$r\$state\"
+      fi"
   done
   trap - ERR
   # Every node reaches every other before anyone uses the cluster.
@@ -397,7 +425,16 @@ cmd_run() {
   fi
   local pid0 mpid tpid rc=0
   pid0="$(node_field 0 pid)"
-  in_ns_wd() { nsenter --target "$pid0" --net --uts --ipc --mount --wdns="$PWD" -- "$@"; }
+  local sysroot=""
+  [ -f "$dir/root" ] && sysroot="$(cat "$dir/root")"
+  in_ns_wd() {
+    if [ -n "$sysroot" ]; then
+      nsenter --target "$pid0" --net --uts --ipc --mount -- chroot "$sysroot" \
+        /bin/sh -c 'cd "$0" && exec "$@"' "$PWD" "$@"
+    else
+      nsenter --target "$pid0" --net --uts --ipc --mount --wdns="$PWD" -- "$@"
+    fi
+  }
   finish() { # kill what is left of this run, remove its files
     local left=()
     mapfile -t left < <(run_pids "$id")

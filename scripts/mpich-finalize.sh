@@ -20,7 +20,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 
 usage() {
   cat <<USAGE
-usage: scripts/mpich-finalize.sh [-n RUNS] [-u UNITS] [-t SECONDS] [VARIANT]
+usage: scripts/mpich-finalize.sh [-n RUNS] [-u UNITS] [-t SECONDS]
+                                 [--root DIR] [VARIANT]
   Runs a plain MPI program RUNS times (default 30) with UNITS units
   (default 4: 2 per host) across 2 hosts of a private virtual cluster with
   MPICH, and counts the runs that did not end within SECONDS (default 10;
@@ -34,13 +35,19 @@ usage: scripts/mpich-finalize.sh [-n RUNS] [-u UNITS] [-t SECONDS] [VARIANT]
              best order found: it lowers the rate, it does not remove it)
   UCX_* and MPIR_CVAR_* variables of the environment reach every unit.
   Root only (the cluster lives in Linux namespaces).
+  --root DIR  build and run the program in the root file system DIR and
+              its MPICH (scripts/sysroot.sh make DIR: Debian 13, MPICH 4.2)
   -h, --help  this text
 USAGE
 }
 
-runs=30 units=4 limit=10 variant=window
+runs=30 units=4 limit=10 variant=window sysroot=""
 while (($#)); do
   case "$1" in
+    --root) (($# >= 2)) || { echo "mpich-finalize.sh: --root needs a directory" >&2; exit 2; }
+            sysroot="$(cd "$2" 2>/dev/null && pwd)" ||
+              { echo "mpich-finalize.sh: no directory '$2'" >&2; exit 2; }
+            shift 2 ;;
     -n|-u|-t)
       if (($# < 2)) || ! [[ "$2" =~ ^[1-9][0-9]*$ ]]; then
         echo "mpich-finalize.sh: $1 needs a positive number" >&2
@@ -58,7 +65,7 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "mpich-finalize.sh: the cluster needs root (namespaces)" >&2
   exit 2
 fi
-command -v mpicc.mpich >/dev/null ||
+[ -n "$sysroot" ] || command -v mpicc.mpich >/dev/null ||
   { echo "mpich-finalize.sh: mpicc.mpich not found (apt-get install libmpich-dev)" >&2; exit 2; }
 
 out="$root/build/mpich-finalize"
@@ -118,11 +125,16 @@ int main(int argc, char **argv)
   return 0;
 }
 PROGRAM
-mpicc.mpich -O2 -Wall -Wextra -Werror -o "$out/finalize" "$out/finalize.c"
+if [ -n "$sysroot" ]; then
+  (cd "$root" && scripts/sysroot.sh run "$sysroot" -- mpicc.mpich -O2 -Wall \
+     -Wextra -Werror -o "$out/finalize" "$out/finalize.c")
+else
+  mpicc.mpich -O2 -Wall -Wextra -Werror -o "$out/finalize" "$out/finalize.c"
+fi
 
 export VCLUSTER_DIR="/run/dart-cluster-finalize.$$"
 trap '"$root/scripts/cluster.sh" down >/dev/null || true' EXIT
-"$root/scripts/cluster.sh" up 2 >/dev/null
+"$root/scripts/cluster.sh" up 2 ${sysroot:+--root "$sysroot"} >/dev/null
 hangs=0 failed=0
 for ((i = 1; i <= runs; ++i)); do
   rc=0

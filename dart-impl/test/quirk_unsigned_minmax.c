@@ -2,8 +2,9 @@
  * unsigned type as signed in MPI_MIN or MPI_MAX (MPICH 4.0.2 every
  * unsigned type, pmodels/mpich #6083; Open MPI 4.1.4 MPI_UNSIGNED_LONG,
  * ompi #10525), the reason for mpi_minmax_type in
- * dart-impl/mpi/core/quirks.h. Registered with WILL_FAIL: the day this
- * program passes, that quirk can go. */
+ * dart-impl/mpi/core/quirks.h. Registered with WILL_FAIL where the bug
+ * is known (Open MPI 4.1, MPICH before 4.2; MPICH 4.2 orders them right):
+ * the day this program passes everywhere, that quirk can go. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
