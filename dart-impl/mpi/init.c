@@ -178,9 +178,13 @@ static void unhook_mpi_finalize(void)
  * (a node split, a lock's protocol, a chunking of large counts); units
  * that disagree hung in dart_init or later, or aborted in MPI. One
  * all-reduce of each value and its negation (MAX of both: the largest and
- * the smallest) at start-up, so that every unit fails alike. */
+ * the smallest) at start-up, so that every unit fails alike. `invalid`:
+ * why this unit's own DART_* settings are invalid, or NULL; it still
+ * takes part, and then every unit fails (the others waited for it in
+ * MPI_Init or in this all-reduce when it returned alone). */
 static dart_ret_t settings_agree(const char *call, MPI_Comm world,
-                                 const struct env_config *env)
+                                 const struct env_config *env,
+                                 const char *invalid)
 {
   const struct {
     const char *name;
@@ -196,17 +200,27 @@ static dart_ret_t settings_agree(const char *call, MPI_Comm world,
     { "DART_POOL_EXPOSURE", (long)env->pool_exposure },
   };
   enum { N = sizeof shared / sizeof shared[0] };
-  long mine[2 * N], all[2 * N];
+  /* [0]: whether some unit's settings are invalid; then the pairs. */
+  long mine[1 + 2 * N], all[1 + 2 * N];
+  mine[0] = invalid != NULL;
   for (int i = 0; i < N; ++i) {
-    mine[2 * i] = shared[i].value;
-    mine[2 * i + 1] = -shared[i].value;
+    mine[1 + 2 * i] = shared[i].value;
+    mine[2 + 2 * i] = -shared[i].value;
   }
-  int err = MPI_Allreduce(mine, all, 2 * N, MPI_LONG, MPI_MAX, world);
+  int err = MPI_Allreduce(mine, all, 1 + 2 * N, MPI_LONG, MPI_MAX, world);
   if (err != MPI_SUCCESS) {
     return report_mpi_error(call, "MPI_Allreduce", err);
   }
+  if (invalid != NULL) {
+    return report_error(DART_ERR_INVAL, call, "%s", invalid);
+  }
+  if (all[0] != 0) {
+    return report_error(DART_ERR_INVAL, call, "another unit's DART_* "
+                        "settings are invalid (its log says which); every "
+                        "unit fails alike");
+  }
   for (int i = 0; i < N; ++i) {
-    if (all[2 * i] != -all[2 * i + 1]) {
+    if (all[1 + 2 * i] != -all[2 + 2 * i]) {
       const char *here = getenv(shared[i].name);
       return report_error(DART_ERR_INVAL, call, "%s differs between units "
                           "(here: %s); it must be the same for all",
@@ -222,13 +236,20 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
   if (runtime.initialized) {
     return report_error(DART_ERR_OTHER, call, "DART is already initialized");
   }
-  char why[256];
+  char why[256] = "";
   struct env_config env;
-  if (env_config_read(&env, why, sizeof why) != 0) {
-    return report_error(DART_ERR_INVAL, call, "%s", why);
+  /* Invalid settings fail dart_init in settings_agree, on every unit:
+   * until then this unit starts MPI like the others (with zeros for
+   * settings, none of which is used before that). */
+  bool invalid = env_config_read(&env, why, sizeof why) != 0;
+  if (invalid) {
+    memset(&env, 0, sizeof env);
   }
   dart_ret_t ret = start_mpi(call, argc, argv, requested);
   if (ret != DART_OK) {
+    if (invalid) {
+      (void)report_error(DART_ERR_INVAL, call, "%s", why);
+    }
     return ret;
   }
   runtime.env = env;
@@ -246,7 +267,8 @@ static dart_ret_t init_common(const char *call, int *argc, char ***argv,
   MPI_Comm_rank(world, &runtime.myid);
   MPI_Comm_size(world, &runtime.size);
   log_set_unit(runtime.myid);
-  if ((ret = settings_agree(call, world, &env)) != DART_OK ||
+  if ((ret = settings_agree(call, world, &env, invalid ? why : NULL)) !=
+          DART_OK ||
       (ret = mpi_quirks_detect(call, world)) != DART_OK) {
     MPI_Comm_free(&world);
     goto fail_mpi;

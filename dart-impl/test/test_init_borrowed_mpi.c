@@ -209,6 +209,34 @@ static void settings_differ(void)
   }
 }
 
+/* An invalid DART_* value on unit 0 only: every unit fails dart_init with
+ * DART_ERR_INVAL (unit 0 returned alone before, and the others waited for
+ * it in dart_init's collectives, or paired them with its next dart_init);
+ * with the value gone, DART starts on all. */
+static void invalid_on_one_unit(void)
+{
+  static const char *const settings[][2] = {
+    { "DART_LOCK_MODE", "spinning" },
+    { "DART_LOCAL_POOL_MIB", "0" },
+    { "DART_LOG_LEVEL", "loud" },
+  };
+  for (int i = 0; i < 3; ++i) {
+    STAGE("%s=%s on unit 0 only", settings[i][0], settings[i][1]);
+    if (rank == 0) {
+      ASSERT_EQ(setenv(settings[i][0], settings[i][1], 1), 0);
+    }
+    ASSERT_RET(dart_init(&test_argc, &test_argv), DART_ERR_INVAL);
+    ASSERT(!dart_initialized());
+    ASSERT_EQ(unsetenv(settings[i][0]), 0);
+    ASSERT_OK(dart_init(&test_argc, &test_argv));
+    int x = rank + 1, sum = -1;
+    ASSERT_OK(dart_allreduce(&x, &sum, 1, DART_TYPE_INT, DART_OP_SUM,
+                             DART_TEAM_ALL));
+    ASSERT_EQ(sum, size * (size + 1) / 2);
+    ASSERT_OK(dart_exit());
+  }
+}
+
 /* The application finalizes MPI while DART runs, with segments and a
  * team still live: MPI_Finalize stops DART first (init.c,
  * at_mpi_finalize), and dart_exit says so (MPICH's MPI_Finalize aborted
@@ -236,6 +264,7 @@ static const struct test_case cases[] = {
   { "ids_of_an_earlier_run", ids_of_an_earlier_run },
   { "exit_sends_unflushed", exit_sends_unflushed },
   { "settings_differ", settings_differ },
+  { "invalid_on_one_unit", invalid_on_one_unit },
   { "finalize_before_exit", finalize_before_exit },
 };
 
