@@ -125,12 +125,11 @@ int main(int argc, char **argv)
   return 0;
 }
 PROGRAM
-if [ -n "$sysroot" ]; then
-  (cd "$root" && scripts/sysroot.sh run "$sysroot" -- mpicc.mpich -O2 -Wall \
-     -Wextra -Werror -o "$out/finalize" "$out/finalize.c")
-else
-  mpicc.mpich -O2 -Wall -Wextra -Werror -o "$out/finalize" "$out/finalize.c"
-fi
+# With --root, the root's own compiler and MPICH.
+in_root=()
+[ -z "$sysroot" ] || in_root=("$root/scripts/sysroot.sh" run "$sysroot" --)
+(cd "$root" && "${in_root[@]}" mpicc.mpich -O2 -Wall -Wextra -Werror \
+   -o "$out/finalize" "$out/finalize.c")
 
 export VCLUSTER_DIR="/run/dart-cluster-finalize.$$"
 trap '"$root/scripts/cluster.sh" down >/dev/null || true' EXIT
