@@ -92,6 +92,17 @@ bool progress_stalled(struct progress_stall *w, long long *waited_ms);
  * (memory/pool_exposure.c). */
 void progress_sleep(long long ns);
 
+/* For DART calls that return without waiting and mostly without MPI
+ * (dart_memalloc, dart_memfree, dart_allocator_alloc/free): at most once
+ * every 100 us and every 16 calls of a thread, one visit to MPI
+ * (MPI_Iprobe) and the hooks; otherwise a counter, and every 16th call a
+ * clock read. Why: another unit may wait for this one
+ * inside MPI (a pool exposure change flushes its flag to every RMA peer,
+ * memory/pool_exposure.c), and under MPIs that need the target inside MPI
+ * (UCX over TCP) a unit that loops over such calls would hold it up until
+ * its next MPI call: 10 s in test_pool_exposure's case busy_peer. */
+void progress_visit(void);
+
 /* Collective over `comm`: MPI_Ibarrier completed by progress_wait.
  * Blocking MPI calls that cannot be made non-blocking (communicator and
  * window creation and destruction) come after it: then every member is

@@ -343,6 +343,7 @@ dart_ret_t dart_memalloc(size_t nelem, dart_datatype_t dtype,
                          dart_gptr_t *gptr)
 {
   REQUIRE_INIT();
+  progress_visit(); /* others may wait for me inside MPI */
   if (gptr == NULL) {
     return report_error(DART_ERR_INVAL, __func__, "gptr is NULL");
   }
@@ -365,6 +366,7 @@ dart_ret_t dart_memalloc(size_t nelem, dart_datatype_t dtype,
 dart_ret_t dart_memfree(dart_gptr_t gptr)
 {
   REQUIRE_INIT();
+  progress_visit(); /* others may wait for me inside MPI */
   if (gptr.segid != DART_SEGMENT_LOCAL || gptr.teamid != DART_TEAM_ALL) {
     return report_error(DART_ERR_INVAL, __func__,
                         "gptr (team %d, segment %d) is not from "
@@ -462,6 +464,7 @@ dart_ret_t dart_allocator_alloc(size_t nelem, dart_datatype_t dtype,
                                 dart_gptr_t *gptr, dart_allocator_t allocator)
 {
   REQUIRE_INIT();
+  progress_visit(); /* others may wait for me inside MPI */
   if (gptr == NULL) {
     return report_error(DART_ERR_INVAL, __func__, "gptr is NULL");
   }
@@ -493,6 +496,7 @@ dart_ret_t dart_allocator_alloc(size_t nelem, dart_datatype_t dtype,
 dart_ret_t dart_allocator_free(dart_gptr_t *gptr, dart_allocator_t allocator)
 {
   REQUIRE_INIT();
+  progress_visit(); /* others may wait for me inside MPI */
   if (gptr == NULL) {
     return report_error(DART_ERR_INVAL, __func__, "gptr is NULL");
   }
