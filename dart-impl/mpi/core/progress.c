@@ -186,6 +186,17 @@ int progress_await_message(int source, int tag, MPI_Comm comm)
   return MPI_SUCCESS;
 }
 
+/* One visit to MPI (a probe drives its progress engine, so that others'
+ * one-sided calls into this unit complete under MPIs that need the
+ * target inside MPI) and to the hooks: progress_visit, progress_sleep. */
+static void visit_mpi_and_hooks(void)
+{
+  int flag = 0;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, runtime.user_p2p_comm, &flag,
+             MPI_STATUS_IGNORE);
+  progress_poll();
+}
+
 /* When the next progress_visit goes to MPI; races between threads only
  * make two visits where one would do. */
 static _Atomic long long next_visit_ns;
@@ -205,10 +216,7 @@ void progress_visit(void)
     return;
   }
   atomic_store_explicit(&next_visit_ns, now + every, memory_order_relaxed);
-  int flag = 0;
-  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, runtime.user_p2p_comm, &flag,
-             MPI_STATUS_IGNORE);
-  progress_poll();
+  visit_mpi_and_hooks();
 }
 
 int progress_gate(MPI_Comm comm)
@@ -240,10 +248,7 @@ void progress_sleep(long long ns)
   const long long step = 100000; /* between two visits to MPI */
   long long deadline = progress_clock_ns() + ns;
   for (long long left = ns; left > 0; left = deadline - progress_clock_ns()) {
-    int flag = 0;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, runtime.user_p2p_comm, &flag,
-               MPI_STATUS_IGNORE);
-    progress_poll();
+    visit_mpi_and_hooks();
     /* Sleep rather than spin: the time is for other units to run. */
     long long nap = left < step ? left : step;
     struct timespec pause = { 0, (long)nap };
