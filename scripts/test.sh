@@ -73,51 +73,40 @@ source "$root/scripts/env.sh"
 # flag them. Memory errors and undefined behaviour still fail.
 sanitizer_options="detect_leaks=0:abort_on_error=1"
 
-run_cluster() { # run_cluster VARIANT... (openmpi, mpich, asan)
+# run_cluster VARIANT... (openmpi, mpich, asan; or mpich42 alone: MPICH
+# built and run inside the Debian 13 root, whose MPICH 4.2 the nodes run
+# too, cluster.sh up --root).
+run_cluster() {
   if [ "$(id -u)" -ne 0 ]; then
     echo "test.sh: the cluster variants need root (namespaces)" >&2
     exit 2
   fi
+  local sysroot="" in_root=()
+  if [ "$1" = mpich42 ]; then
+    sysroot="$root/build/sysroot-debian13"
+    "$root/scripts/sysroot.sh" make "$sysroot"
+    in_root=("$root/scripts/sysroot.sh" run "$sysroot" --)
+  fi
   export VCLUSTER_DIR="/run/dart-cluster-test.$$"
   trap '"$root/scripts/cluster.sh" down >/dev/null || true' EXIT
-  "$root/scripts/cluster.sh" up 2
-  local variant status=0
+  "$root/scripts/cluster.sh" up 2 ${sysroot:+--root "$sysroot"}
+  cd "$root" # sysroot.sh run works in the checkout only
+  local variant status=0 build_args
   for variant in "$@"; do
     if [ "$variant" = asan ]; then
       export ASAN_OPTIONS="$sanitizer_options" # cluster.sh passes it on
     fi
-    echo "=== cluster-$variant: build"
-    "$root/scripts/build.sh" --cluster "$variant"
+    build_args=(--cluster "$variant")
+    if [ "$variant" = mpich42 ]; then
+      build_args=(--cluster --name cluster-mpich42 mpich)
+    fi
+    echo "=== cluster-$variant: build${sysroot:+ in $sysroot}"
+    "${in_root[@]}" "$root/scripts/build.sh" "${build_args[@]}"
     echo "=== cluster-$variant: ctest across 2 hosts"
-    ctest --test-dir "$root/build/cluster-$variant" --output-on-failure \
-          --timeout 300 -j 2 --no-tests=error "${ctest_filter[@]}" ||
-      status=1
+    "${in_root[@]}" ctest --test-dir "$root/build/cluster-$variant" \
+          --output-on-failure --timeout 300 -j 2 --no-tests=error \
+          "${ctest_filter[@]}" || status=1
   done
-  "$root/scripts/cluster.sh" down
-  trap - EXIT
-  return $status
-}
-
-# run_cluster_mpich42: the MPICH suite across the virtual cluster, built
-# and run inside the Debian 13 root, whose MPICH (4.2) the nodes run too.
-run_cluster_mpich42() {
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "test.sh: the cluster variants need root (namespaces, chroot)" >&2
-    exit 2
-  fi
-  local sysroot="$root/build/sysroot-debian13" status=0
-  "$root/scripts/sysroot.sh" make "$sysroot"
-  export VCLUSTER_DIR="/run/dart-cluster-test.$$"
-  trap '"$root/scripts/cluster.sh" down >/dev/null || true' EXIT
-  "$root/scripts/cluster.sh" up 2 --root "$sysroot"
-  cd "$root"
-  echo "=== cluster-mpich42: build in $sysroot"
-  scripts/sysroot.sh run "$sysroot" -- \
-    scripts/build.sh --cluster --name cluster-mpich42 mpich
-  echo "=== cluster-mpich42: ctest across 2 hosts"
-  scripts/sysroot.sh run "$sysroot" -- \
-    ctest --test-dir build/cluster-mpich42 --output-on-failure \
-          --timeout 300 -j 2 --no-tests=error "${ctest_filter[@]}" || status=1
   "$root/scripts/cluster.sh" down
   trap - EXIT
   return $status
@@ -125,9 +114,9 @@ run_cluster_mpich42() {
 
 case "${1:-}" in
   cluster) run_cluster openmpi mpich; exit ;;
-  cluster-mpich42) run_cluster_mpich42; exit ;;
-  cluster-openmpi|cluster-mpich|cluster-asan) run_cluster "${1#cluster-}"
-                                               exit ;;
+  cluster-openmpi|cluster-mpich|cluster-mpich42|cluster-asan)
+    run_cluster "${1#cluster-}"
+    exit ;;
 esac
 
 variants=("${1:-openmpi}")
