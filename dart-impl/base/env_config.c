@@ -56,7 +56,8 @@ static const char *const known_variables[] = {
   "DART_LOCK_POLICY", "DART_PROGRESS_THREAD", "DART_SHM_SYNC",
   "DART_ACCUMULATE_BATCH", "DART_POOL_GRACE_US", "DART_POOL_EXPOSURE",
   "DART_POOL_SHRINK_MS", "DART_REMOTE_ATOMICS", "DART_STALL_WARN_MS",
-  "DART_RMA_PIECE_KIB", NULL
+  "DART_RMA_PIECE_KIB", "DART_REDUCE_GATHER_UNITS",
+  "DART_CHECK_REDUCTIONS", NULL
 };
 
 static int read_choice(const char *var, const struct choice *choices,
@@ -162,6 +163,8 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   int remote_atomics = REMOTE_ATOMICS_MPI;
   int stall_warn_ms = 10000;
   int rma_piece_kib = -1;
+  int reduce_gather_units = 8;
+  int check_reductions = 0;
 
   if (read_choice("DART_LOG_LEVEL", log_levels, &log_level, why, why_len) ||
       read_choice("DART_SHM_PATH", on_off, &shm, why, why_len) ||
@@ -174,6 +177,8 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
       read_choice("DART_LOCK_POLICY", lock_policies, &policy, why,
                   why_len) ||
       read_choice("DART_PROGRESS_THREAD", on_off, &progress, why, why_len) ||
+      read_choice("DART_CHECK_REDUCTIONS", on_off, &check_reductions, why,
+                  why_len) ||
       read_choice("DART_POOL_EXPOSURE", pool_exposures, &pool_exposure, why,
                   why_len) ||
       read_choice("DART_REMOTE_ATOMICS", remote_atomics_modes,
@@ -195,7 +200,9 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
       read_int("DART_STALL_WARN_MS", 0, 86400000, &stall_warn_ms, why,
                why_len) ||
       read_auto_or_int("DART_RMA_PIECE_KIB", 0, 1 << 20, &rma_piece_kib,
-                       why, why_len)) {
+                       why, why_len) ||
+      read_int("DART_REDUCE_GATHER_UNITS", 0, 1024, &reduce_gather_units,
+               why, why_len)) {
     return -1;
   }
   if (pool_max_mib != 0 && pool_max_mib < pool_mib) {
@@ -223,6 +230,8 @@ int env_config_read(struct env_config *cfg, char *why, size_t why_len)
   cfg->pool_exposure      = (enum pool_exposure)pool_exposure;
   cfg->stall_warn_ms      = stall_warn_ms;
   cfg->rma_piece_kib      = rma_piece_kib;
+  cfg->reduce_gather_units = reduce_gather_units;
+  cfg->check_reductions   = check_reductions != 0;
   /* The level must be in force before the warnings below are filtered. */
   log_set_level(cfg->log_level);
   warn_unknown_variables();

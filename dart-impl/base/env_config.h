@@ -71,6 +71,16 @@ struct env_config {
                                             large MPI transfers, 0 = none,
                                             -1 = as the MPI needs
                                             (core/quirks.h) */
+  int                 reduce_gather_units; /* DART_REDUCE_GATHER_UNITS:
+                                            teams of at most this many
+                                            units exchange a reduction's
+                                            calls by allgather, larger
+                                            ones by a reduction
+                                            (collective/collectives.c) */
+  bool                check_reductions;  /* DART_CHECK_REDUCTIONS: members
+                                            of teams that reduce through
+                                            MPI compare their calls first
+                                            (collective/collectives.c) */
 };
 
 /* Fills `cfg` from the environment. Returns 0, or -1 with a message in

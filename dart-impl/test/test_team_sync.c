@@ -11,7 +11,8 @@
  *  - floating-point results bitwise equal on every unit;
  *  - back-to-back reductions (all, rooted, in place) without barriers,
  *    which would read overwritten slots without the double buffering;
- *  - members that disagree on the call: all refuse, the team works on. */
+ *  - members that disagree on the call: all refuse, the team works on
+ *    (teams through MPI under DART_CHECK_REDUCTIONS=on). */
 #include "test_nodes.h"
 #include "test.h"
 #include "test_values.h"
@@ -295,17 +296,20 @@ static void check_same_bits(const struct ctx *c)
  * below and above the shared-memory limit, are exact. Kinds 5 and 6 put
  * the last unit's count above the limit (MPI's path) and the others'
  * below, or all above with different roots; both hung before the members
- * agreed on the path. Teams that synchronise in shared memory only: MPI's
- * collectives do not check (the call is erroneous in MPI), and the team's
- * last unit is the one that differs, so it needs two units at least. */
+ * agreed on the path. Kinds 7 and 8 differ above the limit in count or
+ * type: single-node teams compare those in their episode too. Teams that
+ * reduce through MPI (across nodes, DART_SHM_SYNC=off) compare only under
+ * DART_CHECK_REDUCTIONS=on; without it Open MPI aborted on kind 0 and
+ * MPICH returned garbage. The team's last unit is the one that differs,
+ * so it needs two units at least. */
 static void check_mismatch(const struct ctx *c)
 {
-  if (!c->shm) {
+  if (c->n < 2 || (!c->shm && !runtime.env.check_reductions)) {
     return;
   }
   enum { N = TEAM_SYNC_MAX_BYTES / sizeof(long) + 8 };
   bool odd = c->me == c->n - 1;
-  for (int kind = 0; kind < 7; ++kind) {
+  for (int kind = 0; kind < 9; ++kind) {
     STAGE("%s: mismatch %d", c->label, kind);
     long send[N], recv[N];
     for (int i = 0; i < N; ++i) {
@@ -323,7 +327,9 @@ static void check_mismatch(const struct ctx *c)
     case 3: root = odd ? 1 : 0; break;
     case 4: root = odd ? 0 : -1; break; /* dart_reduce, dart_allreduce */
     case 5: nelem = odd ? N : 2; break;
-    default: nelem = N; root = odd ? 1 : 0;
+    case 6: nelem = N; root = odd ? 1 : 0; break;
+    case 7: nelem = odd ? N : N - 1; break;
+    default: nelem = N; t = odd ? DART_TYPE_DOUBLE : DART_TYPE_LONG;
     }
     dart_ret_t ret = root < 0
       ? dart_allreduce(send, recv, nelem, t, op, c->team)

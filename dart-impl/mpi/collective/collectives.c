@@ -322,46 +322,137 @@ static dart_ret_t check_reduction_count(const char *call,
                               red->elem_bytes, 1, &bytes);
 }
 
-/* Small allreductions of small teams that team_sync does not serve (teams
- * across nodes, any team under DART_SHM_SYNC=off): an allgather of the
- * contributions, then on every unit the same local reduction in unit order
- * (as team_sync_reduce; bitwise equal results everywhere). Why: Open MPI
- * 4.1's MPI_Iallreduce (libnbc) reduces in a tree, ~20 us for 8 B between
- * 2 hosts of scripts/cluster.sh where MPI_Iallgather takes ~14 us and the
- * blocking MPI_Allreduce 13 us (MPICH: 12.8 and 10.5 us). Bounded to few
- * units and small contributions, where gathering everything costs no more
- * than reducing in a tree. */
-enum { GATHER_REDUCE_MAX_UNITS = 8, GATHER_REDUCE_MAX_BYTES = 256 };
+/* Reductions that team_sync does not serve: teams across nodes, any
+ * team under DART_SHM_SYNC=off, and more than TEAM_SYNC_MAX_BYTES.
+ *
+ * Members that disagree on count, type, op or root are an erroneous
+ * program. MPI's reduction aborted on one (Open MPI 4.1) or wrote garbage
+ * (MPICH 4.0). A single-node team compares the calls in its shared-memory
+ * episode anyway (team_sync_reduce_elsewhere). Elsewhere a comparison
+ * costs an exchange of the calls through MPI (struct reduction_call,
+ * operation.h), so it is made under DART_CHECK_REDUCTIONS=on only; then
+ * all members refuse together and the team goes on working. Measured
+ * between the 2 hosts of scripts/cluster.sh (Open MPI, 1 unit each, two
+ * runs), allreduce of 8 B / 256 B / 2 KiB: 11.5-12.0 / 11.6-12.0 /
+ * 18.8-19.2 us unchecked, 11.8-12.0 / 12.0-12.6 / 33.8-36.4 us checked.
+ *
+ * The exchange carries small reductions with a predefined op on a basic
+ * type (reduction_call_local), so they cost about as much as unchecked:
+ * - teams of at most DART_REDUCE_GATHER_UNITS (8): an MPI_Iallgather of
+ *   the calls, then every member reduces the contributions in unit order;
+ * - larger teams: an MPI_Iallreduce of the calls with
+ *   operation_agree_op, which compares and reduces on the way.
+ * Anything else goes to MPI's reduction after the exchange.
+ *
+ * Unchecked, small allreductions of small teams are the same allgather
+ * of the contributions alone (bitwise equal results everywhere, as
+ * team_sync_reduce). Why: Open MPI 4.1's MPI_Iallreduce (libnbc) reduces
+ * in a tree, ~20 us for 8 B between 2 hosts of scripts/cluster.sh where
+ * MPI_Iallgather takes ~14 us (MPICH: 12.8 and 10.5 us). */
 
-static bool gather_reduces(const struct team *team, dart_operation_t op,
-                           dart_datatype_t dtype, size_t bytes, int root)
+static bool exchanges_by_gather(const struct team *team)
 {
-  return root < 0 && team->size <= GATHER_REDUCE_MAX_UNITS && bytes > 0 &&
-         bytes <= GATHER_REDUCE_MAX_BYTES && local_reduce_supports(op, dtype);
+  return team->size <= runtime.env.reduce_gather_units;
 }
 
-static dart_ret_t gather_reduce(const char *call, const struct team *team,
-                                const void *sendbuf, void *recvbuf,
-                                size_t nelem, size_t bytes,
-                                dart_datatype_t dtype, dart_operation_t op)
+static dart_ret_t report_disagreement(const char *call,
+                                      const struct team *team,
+                                      const struct reduction_call *mine)
 {
-  _Alignas(max_align_t)
-    unsigned char all[GATHER_REDUCE_MAX_UNITS * GATHER_REDUCE_MAX_BYTES];
-  MPI_Request rq;
-  int err = polled(MPI_Iallgather(sendbuf, (int)bytes, MPI_BYTE, all,
-                                  (int)bytes, MPI_BYTE, team->comm, &rq),
-                   &rq);
-  if (err != MPI_SUCCESS) {
-    return report_mpi_error(call, "MPI_Iallgather", err);
+  return report_error(DART_ERR_INVAL, call,
+                      "team %d: members disagree on the reduction; this "
+                      "unit (%d) called it with %llu elements, %llu bytes, "
+                      "type %lld, op %lld, root %lld",
+                      (int)team->id, team->my_rank,
+                      (unsigned long long)mine->words[0],
+                      (unsigned long long)mine->words[1],
+                      (long long)mine->words[2], (long long)mine->words[3],
+                      (long long)mine->words[4]);
+}
+
+/* An MPI_Iallgather of every member's whole call (`with_words`) or of
+ * its contribution alone (a local call of which all members agree);
+ * then, where the words agree and the call is local, the result in
+ * `recvbuf` (at the root, or everywhere). `*agree` says whether they do;
+ * returns an MPI error code. */
+static int exchange_by_gather(const struct team *team,
+                              const struct reduction_call *mine,
+                              bool with_words, void *recvbuf, int root,
+                              bool *agree)
+{
+  size_t stride = with_words ? sizeof *mine : (size_t)mine->words[1];
+  const void *send = with_words ? (const void *)mine
+                                : (const void *)mine->data;
+  char *all = malloc((size_t)team->size * stride);
+  if (all == NULL) {
+    return MPI_ERR_NO_MEM;
   }
-  /* sendbuf may be recvbuf: it was read before this first write. */
-  local_reduce_slots(recvbuf, all, bytes, team->size, nelem, bytes, dtype,
-                     op);
-  return DART_OK;
+  MPI_Request rq;
+  int err = polled(MPI_Iallgather(send, (int)stride, MPI_BYTE, all,
+                                  (int)stride, MPI_BYTE, team->comm, &rq),
+                   &rq);
+  *agree = err == MPI_SUCCESS;
+  for (int u = 0; with_words && *agree && u < team->size; ++u) {
+    *agree = memcmp(all + (size_t)u * stride, mine->words,
+                    sizeof mine->words) == 0;
+  }
+  if (*agree && reduction_call_local(mine) &&
+      (root < 0 || team->my_rank == root)) {
+    size_t data = with_words ? offsetof(struct reduction_call, data) : 0;
+    local_reduce_slots(recvbuf, all + data, stride, team->size,
+                       (size_t)mine->words[0], (size_t)mine->words[1],
+                       (dart_datatype_t)mine->words[2],
+                       (dart_operation_t)mine->words[3]);
+  }
+  free(all);
+  return err;
 }
 
-/* Small reductions of single-node teams in shared memory, small
- * allreductions of other small teams by an allgather, else MPI. */
+/* The exchange of a larger team, as exchange_by_gather with words. */
+static int exchange_by_reduction(const struct team *team,
+                                 const struct reduction_call *mine,
+                                 void *recvbuf, int root, bool *agree)
+{
+  struct reduction_call result;
+  MPI_Request rq;
+  int err = polled(MPI_Iallreduce(mine, &result, 1, operation_call_type(),
+                                  operation_agree_op(), team->comm, &rq),
+                   &rq);
+  *agree = err == MPI_SUCCESS && !result.disagree;
+  if (*agree && reduction_call_local(mine) &&
+      (root < 0 || team->my_rank == root)) {
+    memcpy(recvbuf, result.data, (size_t)mine->words[1]);
+  }
+  return err;
+}
+
+/* Compares the calls by an exchange and reduces there where it can. */
+static dart_ret_t reduce_checked(const char *call, const struct team *team,
+                                 const void *sendbuf, void *recvbuf,
+                                 const struct reduction *red, int root,
+                                 const struct reduction_call *mine)
+{
+  bool agree = false;
+  bool by_gather = exchanges_by_gather(team);
+  int err = by_gather
+              ? exchange_by_gather(team, mine, true, recvbuf, root, &agree)
+              : exchange_by_reduction(team, mine, recvbuf, root, &agree);
+  if (err != MPI_SUCCESS) {
+    return report_mpi_error(call, by_gather ? "MPI_Iallgather (the calls)"
+                                            : "MPI_Iallreduce (the calls)",
+                            err);
+  }
+  if (!agree) {
+    return report_disagreement(call, team, mine);
+  }
+  if (reduction_call_local(mine)) {
+    return DART_OK;
+  }
+  return reduce_chunked(call, team, sendbuf, recvbuf, red, root);
+}
+
+/* Small reductions of single-node teams in shared memory; else through
+ * MPI, checked or not (above). */
 static dart_ret_t reduce(const char *call, struct team *team,
                          const void *sendbuf, void *recvbuf, size_t nelem,
                          dart_datatype_t dtype, dart_operation_t op,
@@ -372,12 +463,23 @@ static dart_ret_t reduce(const char *call, struct team *team,
     return team_sync_reduce(call, team, sendbuf, recvbuf, nelem, bytes,
                             dtype, op, root);
   }
-  if (team_sync_reduce_elsewhere(call, team, root) != DART_OK) {
+  struct reduction_call mine;
+  reduction_call_fill(&mine, sendbuf, nelem, bytes, dtype, op, root);
+  /* In the episode: 2 KiB allreduce, 2 units, 4.0 us without the
+   * comparison of the calls, 4.2 us with it. */
+  bool compared = false;
+  if (team_sync_reduce_elsewhere(call, team, root, mine.words,
+                                 sizeof mine.words, &compared) != DART_OK) {
     return DART_ERR_INVAL;
   }
-  if (gather_reduces(team, op, dtype, bytes, root)) {
-    return gather_reduce(call, team, sendbuf, recvbuf, nelem, bytes, dtype,
-                         op);
+  if (!compared && runtime.env.check_reductions) {
+    return reduce_checked(call, team, sendbuf, recvbuf, red, root, &mine);
+  }
+  if (root < 0 && reduction_call_local(&mine) && exchanges_by_gather(team)) {
+    bool agree;
+    int err = exchange_by_gather(team, &mine, false, recvbuf, root, &agree);
+    return err == MPI_SUCCESS ? DART_OK
+                              : report_mpi_error(call, "MPI_Iallgather", err);
   }
   return reduce_chunked(call, team, sendbuf, recvbuf, red, root);
 }

@@ -315,14 +315,33 @@ dart_ret_t team_sync_reduce(const char *call, struct team *team,
  * the episode first. It costs one episode next to MPI's reduction of
  * more than TEAM_SYNC_MAX_BYTES. */
 dart_ret_t team_sync_reduce_elsewhere(const char *call, struct team *team,
-                                      int root)
+                                      int root, const void *record,
+                                      size_t bytes, bool *compared)
 {
+  *compared = false;
   if (team->sync == NULL) {
     return DART_OK;
   }
   uint64_t word = CALL_BY_MPI | (uint64_t)(uint32_t)(root + 1) << 32;
-  return agree_on_call(call, team, NULL, 0, word) < 0 ? DART_ERR_INVAL
-                                                      : DART_OK;
+  int parity = agree_on_call(call, team, record, bytes, word);
+  if (parity < 0) {
+    return DART_ERR_INVAL;
+  }
+  /* The records sit in the slots, readable until the next episode of
+   * this parity (agree_on_call); every member compares all of them with
+   * unit 0's, so all come to the same verdict. */
+  const char *slots = parity_slots(team, (unsigned)parity);
+  for (int u = 1; u < team->size; ++u) {
+    if (memcmp(slots + (size_t)u * TEAM_SYNC_MAX_BYTES, slots,
+               bytes) != 0) {
+      return report_error(DART_ERR_INVAL, call,
+                          "team %d: members disagree: unit %d called a "
+                          "reduction through MPI with another count, type "
+                          "or op than unit 0", (int)team->id, u);
+    }
+  }
+  *compared = true;
+  return DART_OK;
 }
 
 int team_barrier(dart_team_t id)

@@ -55,9 +55,13 @@ dart_ret_t team_sync_reduce(const char *call, struct team *team,
 
 /* For every reduction team_sync_reduces turned away, before it goes to
  * MPI: where the team has a block, every member must be on its way to
- * MPI too (with the same root), else all return DART_ERR_INVAL with one
- * line, as team_sync_reduce does. DART_OK at once without a block. */
+ * MPI too, with the same root and the same `record` (`bytes` of at most
+ * TEAM_SYNC_MAX_BYTES that say what it called), else all return
+ * DART_ERR_INVAL with one line, as team_sync_reduce does; `*compared`
+ * then says that the records were compared. DART_OK at once without a
+ * block, `*compared` false. */
 dart_ret_t team_sync_reduce_elsewhere(const char *call, struct team *team,
-                                      int root);
+                                      int root, const void *record,
+                                      size_t bytes, bool *compared);
 
 #endif

@@ -7,6 +7,7 @@
 #include "mpi/model/local_reduce.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct user_op {
   dart_operator_t fn;
@@ -93,6 +94,67 @@ static void user_op_trampoline(void *in, void *inout, int *len,
   }
 }
 
+static MPI_Datatype call_type = MPI_DATATYPE_NULL;
+static MPI_Op agree_op = MPI_OP_NULL;
+
+void reduction_call_fill(struct reduction_call *c, const void *sendbuf,
+                         size_t nelem, size_t bytes, dart_datatype_t dtype,
+                         dart_operation_t op, int root)
+{
+  memset(c, 0, sizeof *c);
+  c->words[0] = nelem;
+  c->words[1] = bytes;
+  c->words[2] = datatype_is_basic_id(dtype) ? (uint64_t)dtype : UINT64_MAX;
+  c->words[3] = op < DART_OP_LAST ? (uint64_t)op : UINT64_MAX;
+  c->words[4] = (uint64_t)(int64_t)root;
+  if (reduction_call_local(c)) {
+    memcpy(c->data, sendbuf, bytes);
+  }
+}
+
+bool reduction_call_local(const struct reduction_call *c)
+{
+  return c->words[1] > 0 && c->words[1] <= REDUCTION_CALL_MAX_BYTES &&
+         c->words[2] != UINT64_MAX && c->words[3] != UINT64_MAX &&
+         local_reduce_supports((dart_operation_t)c->words[3],
+                               (dart_datatype_t)c->words[2]);
+}
+
+void reduction_call_reduce(void *acc, const void *in,
+                           const struct reduction_call *c)
+{
+  local_reduce(acc, in, (size_t)c->words[0], (dart_datatype_t)c->words[2],
+               (dart_operation_t)c->words[3]);
+}
+
+/* MPI calls it with elements of call_type; commutative (created so), as
+ * every op local_reduce handles is. */
+static void agree_function(void *in, void *inout, int *len,
+                           MPI_Datatype *type)
+{
+  (void)type;
+  const struct reduction_call *a = in;
+  struct reduction_call *b = inout;
+  for (int k = 0; k < *len; ++k) {
+    if (a[k].disagree || b[k].disagree ||
+        memcmp(a[k].words, b[k].words, sizeof b[k].words) != 0) {
+      b[k].disagree = 1;
+    } else if (reduction_call_local(&b[k])) {
+      reduction_call_reduce(b[k].data, a[k].data, &b[k]);
+    }
+  }
+}
+
+MPI_Datatype operation_call_type(void)
+{
+  return call_type;
+}
+
+MPI_Op operation_agree_op(void)
+{
+  return agree_op;
+}
+
 dart_ret_t operation_module_init(const char *call)
 {
   int err = MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN,
@@ -115,9 +177,20 @@ dart_ret_t operation_module_init(const char *call)
       }
     }
   }
+  if (err == MPI_SUCCESS) {
+    err = MPI_Type_contiguous((int)sizeof(struct reduction_call), MPI_BYTE,
+                              &call_type);
+  }
+  if (err == MPI_SUCCESS) {
+    err = MPI_Type_commit(&call_type);
+  }
+  if (err == MPI_SUCCESS) {
+    err = MPI_Op_create(agree_function, 1, &agree_op);
+  }
   if (err != MPI_SUCCESS) {
     operation_module_finalize();
-    return report_mpi_error(call, "creating the MINMAX operations", err);
+    return report_mpi_error(call, "creating the MINMAX and agreeing "
+                            "operations", err);
   }
   return DART_OK;
 }
@@ -146,6 +219,12 @@ void operation_module_finalize(void)
         MPI_Op_free(own[k]);
       }
     }
+  }
+  if (agree_op != MPI_OP_NULL) {
+    MPI_Op_free(&agree_op);
+  }
+  if (call_type != MPI_DATATYPE_NULL) {
+    MPI_Type_free(&call_type);
   }
   if (user_op_keyval != MPI_KEYVAL_INVALID) {
     MPI_Type_free_keyval(&user_op_keyval);

@@ -61,9 +61,11 @@ extern "C" {
  * team unit order. `dtype` must be a basic or custom type unless stated.
  * Counts beyond `INT_MAX` are allowed. While waiting, a unit keeps
  * serving the team locks homed at it. Members that disagree are an
- * erroneous program; where a reduction of a single-node team goes
- * through shared memory, every member detects it and returns
- * #DART_ERR_INVAL, elsewhere MPI decides what happens.
+ * erroneous program. In a reduction of a team on one node every member
+ * detects it and returns #DART_ERR_INVAL; in one of a team across nodes
+ * they do so under `DART_CHECK_REDUCTIONS=on`, which costs one more
+ * small collective for reductions above 256 bytes. Elsewhere MPI decides
+ * what happens.
  * @{
  */
 
